@@ -1,0 +1,1 @@
+"""The ``rubricate`` command line: one module per command, registered in ``main``."""

@@ -1,0 +1,75 @@
+"""Entry point of the ``rubricate`` command.
+
+Each command lives in its own module exposing ``register(subparsers)``, which adds
+a subparser and sets ``func(args) -> int``. Library usage errors become one clean
+line on stderr and exit code 1 (2 for bad command-line usage).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from .._errors import RubricateError
+
+__all__ = ["build_parser", "main"]
+
+# (module, ...) in the order `rubricate --help` lists them
+COMMANDS: tuple[str, ...] = (
+    "grade",
+    "validate",
+    "convert",
+    "schema",
+    "score",
+    "evaluate",
+    "metrics",
+    "lint",
+    "registry",
+    "create_template",
+    "migrate",
+    "serve",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, every command registered."""
+    parser = argparse.ArgumentParser(
+        prog="rubricate",
+        description="Rubric-based evaluation of LLM outputs.",
+    )
+    parser.add_argument("--version", action="version", version=f"rubricate {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"rubricate._cli.cmd_{name}")
+        except ModuleNotFoundError as e:  # pragma: no cover - while commands are being built
+            if e.name == f"rubricate._cli.cmd_{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        code: int = args.func(args)
+    except RubricateError as e:
+        print(f"rubricate: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("rubricate: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

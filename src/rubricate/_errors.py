@@ -1,0 +1,105 @@
+"""The one error tree of rubricate.
+
+::
+
+    RubricateError
+    ├── UsageError              you asked for something that cannot work
+    │   ├── RubricError         a rubric (file or object) is invalid; carries every problem
+    │   ├── VerdictError        a verdict does not fit its criterion
+    │   └── ConfigError         a bad argument, judge spec, option or missing extra
+    └── RunError                something failed while running
+        └── JudgeError          a judge call failed after its retries (has a category)
+
+Usage errors are raised before any judge is called. Judge errors are recorded in
+reports as data; they are raised only where the caller asked for that policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "ConfigError",
+    "JudgeError",
+    "JudgeErrorCategory",
+    "Problem",
+    "RubricError",
+    "RubricateError",
+    "RunError",
+    "UsageError",
+    "VerdictError",
+]
+
+
+class RubricateError(Exception):
+    """Root of every error rubricate raises on purpose."""
+
+
+class UsageError(RubricateError):
+    """The caller asked for something that cannot work; fix the input and retry."""
+
+
+class RunError(RubricateError):
+    """Something failed while running (judges, storage, the network)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a rubric: where it is, what is wrong, how to fix it."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path or '<root>'}: {self.message}"
+
+
+class RubricError(UsageError):
+    """A rubric is invalid. ``problems`` lists every problem found, each with its path."""
+
+    def __init__(self, problems: list[Problem], *, source: str | None = None) -> None:
+        self.problems = list(problems)
+        self.source = source
+        head = f"invalid rubric {source}" if source else "invalid rubric"
+        lines = "\n".join(f"  {p}" for p in self.problems)
+        super().__init__(f"{head}:\n{lines}" if lines else head)
+
+
+class VerdictError(UsageError):
+    """A verdict or option label does not fit the criterion it is given for."""
+
+
+class ConfigError(UsageError):
+    """A bad argument, judge spec or option, or an optional extra that is not installed."""
+
+
+JudgeErrorCategory = Literal[
+    "rate_limit",
+    "server",
+    "timeout",
+    "connection",
+    "auth",
+    "bad_request",
+    "parse",
+    "refusal",
+    "function",
+    "unknown",
+]
+
+
+class JudgeError(RunError):
+    """A judge call failed after its retries; ``category`` says what kind of failure."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        category: JudgeErrorCategory = "unknown",
+        attempts: int = 1,
+        raw_text: str | None = None,
+    ) -> None:
+        self.category: JudgeErrorCategory = category
+        self.attempts = attempts
+        self.raw_text = raw_text
+        super().__init__(f"{category}: {message}")

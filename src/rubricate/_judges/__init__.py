@@ -1,0 +1,1 @@
+"""Judge backends and the layer that makes them dependable (see ``_base``)."""

@@ -1,0 +1,218 @@
+"""What grading produces: token usage, per-criterion reports and evaluation reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._model import Criterion, CriterionVerdict, ScoringType
+
+__all__ = [
+    "CriterionReport",
+    "EvaluationReport",
+    "JudgeVote",
+    "OptionSelection",
+    "SectionScore",
+    "TokenUsage",
+]
+
+
+class TokenUsage(BaseModel):
+    """Tokens spent by one or more judge calls."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens
+            + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+    @classmethod
+    def total(cls, usages: list[TokenUsage | None]) -> TokenUsage | None:
+        """Sum of the given usages, or None when none is known."""
+        known = [u for u in usages if u is not None]
+        if not known:
+            return None
+        out = TokenUsage()
+        for u in known:
+            out = out + u
+        return out
+
+
+class OptionSelection(BaseModel):
+    """The option chosen on a multi-choice criterion."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    label: str
+    value: float
+    na: bool = False
+
+
+class JudgeVote(BaseModel):
+    """One ensemble member's decision on one criterion."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge_id: str
+    weight: float = 1.0
+    verdict: CriterionVerdict | None = None
+    selection: OptionSelection | None = None
+    reason: str = ""
+    error: str | None = None
+
+
+class CriterionReport(BaseModel):
+    """A criterion with its result.
+
+    ``verdict`` is set for binary criteria, ``selection`` for multi-choice ones.
+    ``error`` is set when the judge failed; the verdict is then whatever the
+    grader's documented failure policy decided, and ``is_error`` is True.
+    A parent criterion carries its children's reports in ``children``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    criterion: Criterion
+    verdict: CriterionVerdict | None = None
+    selection: OptionSelection | None = None
+    reason: str = ""
+    reasoning: str | None = None
+    error: str | None = None
+    error_category: str | None = None
+    shuffle_order: list[int] | None = None
+    children: list[CriterionReport] | None = None
+    votes: list[JudgeVote] | None = None
+    agreement: float | None = None
+    level_id: str | None = None
+    evidence: list[str] = Field(default_factory=list)
+    notes: str = ""
+    scoring_method_used: ScoringType | None = None
+    llm_invocation: dict[str, Any] | None = None
+    token_usage: TokenUsage | None = None
+    completion_cost: float | None = None
+
+    # -- seed-compatible accessors ---------------------------------------------
+    @property
+    def requirement(self) -> str:
+        """The criterion's requirement."""
+        return self.criterion.requirement
+
+    @property
+    def weight(self) -> float:
+        """The criterion's weight."""
+        return self.criterion.weight
+
+    @property
+    def name(self) -> str | None:
+        """The criterion's name."""
+        return self.criterion.name
+
+    @property
+    def key(self) -> str | None:
+        """The criterion's id or name."""
+        return self.criterion.key
+
+    @property
+    def multi_choice_verdict(self) -> OptionSelection | None:
+        """The option chosen (autorubric's name for ``selection``)."""
+        return self.selection
+
+    @property
+    def final_verdict(self) -> CriterionVerdict | None:
+        """The binary verdict, None for multi-choice and parent criteria."""
+        return self.verdict
+
+    @property
+    def final_reason(self) -> str:
+        """The judge's short justification."""
+        return self.reason
+
+    @property
+    def is_error(self) -> bool:
+        """True when the result was synthesised because the judge failed."""
+        return self.error is not None
+
+    @property
+    def is_na(self) -> bool:
+        """True for CANNOT_ASSESS or an N/A option."""
+        if self.verdict is CriterionVerdict.CANNOT_ASSESS:
+            return True
+        return self.selection is not None and self.selection.na
+
+    @property
+    def score_value(self) -> float | None:
+        """Credit in [0, 1]: 1 for MET, 0 for UNMET, the option's value; None if N/A.
+
+        For a parent criterion, the weighted mean of its children (see ``_scoring``).
+        """
+        from ._scoring import report_value
+
+        return report_value(self)
+
+
+CriterionReport.model_rebuild()
+
+
+class SectionScore(BaseModel):
+    """The score of one section of a rubric."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    section: str | None
+    score: float | None
+    raw_score: float
+    criteria: int
+
+
+class EvaluationReport(BaseModel):
+    """The result of grading one submission against a rubric.
+
+    ``score`` is in [0, 1] when normalised and None when nothing could be graded;
+    ``raw_score`` is the weighted sum; ``llm_raw_score`` is what a holistic judge
+    returned (0-100). ``scaled_score`` maps ``score`` onto the rubric's scale and
+    ``passed`` compares it with ``pass_threshold``, when the rubric has those.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float | None
+    raw_score: float | None = None
+    llm_raw_score: float | None = None
+    report: list[CriterionReport] | None = None
+    cannot_assess_count: int = 0
+    error_count: int = 0
+    error: str | None = None
+    token_usage: TokenUsage | None = None
+    completion_cost: float | None = None
+    scaled_score: float | None = None
+    passed: bool | None = None
+    length_penalty: float | None = None
+    id: str | None = None
+    judge_calls: int = 0
+    cached_calls: int = 0
+    feedback_summary: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def by_section(self) -> list[SectionScore]:
+        """Scores per section, computed with the same rules as the whole report."""
+        from ._scoring import section_scores
+
+        return section_scores(self)
+
+    def to_jsonable(self) -> dict[str, Any]:
+        """A JSON-ready dict with None fields left out."""
+        return self.model_dump(mode="json", exclude_none=True)
