@@ -6,6 +6,7 @@
     ├── UsageError              you asked for something that cannot work
     │   ├── RubricError         a rubric (file or object) is invalid; carries every problem
     │   ├── VerdictError        a verdict does not fit its criterion
+    │   ├── DatasetError        a dataset (file or object) is invalid (also a ValueError)
     │   └── ConfigError         a bad argument, judge spec, option or missing extra
     └── RunError                something failed while running
         └── JudgeError          a judge call failed after its retries (has a category)
@@ -21,6 +22,7 @@ from typing import Literal
 
 __all__ = [
     "ConfigError",
+    "DatasetError",
     "JudgeError",
     "JudgeErrorCategory",
     "Problem",
@@ -68,6 +70,13 @@ class RubricError(UsageError):
 
 class VerdictError(UsageError):
     """A verdict or option label does not fit the criterion it is given for."""
+
+
+class DatasetError(UsageError, ValueError):
+    """A dataset is invalid; the message names the file, the item and the field.
+
+    Also a ``ValueError``, as autorubric's dataset errors are.
+    """
 
 
 class ConfigError(UsageError):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._model import Criterion, CriterionVerdict, ScoringType
+
+if TYPE_CHECKING:
+    from ._scoring import ScoringPolicy
 
 __all__ = [
     "CriterionReport",
@@ -207,11 +210,14 @@ class EvaluationReport(BaseModel):
     feedback_summary: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
-    def by_section(self) -> list[SectionScore]:
-        """Scores per section, computed with the same rules as the whole report."""
-        from ._scoring import section_scores
+    def by_section(self, policy: ScoringPolicy | None = None) -> list[SectionScore]:
+        """Scores per section, computed with the same rules as the whole report.
 
-        return section_scores(self)
+        Pass the ``policy`` the report was scored with (the default policy otherwise).
+        """
+        from ._scoring import DEFAULT_POLICY, section_scores
+
+        return section_scores(self, policy if policy is not None else DEFAULT_POLICY)
 
     def to_jsonable(self) -> dict[str, Any]:
         """A JSON-ready dict with None fields left out."""

@@ -12,34 +12,40 @@ For each counted criterion *i* with credit ``v_i`` in [0, 1] and weight ``w_i``:
 Credit: MET is 1, UNMET is 0, an option gives its value; a parent criterion gives
 the same formula applied to its children (the PaperBench weighted mean). An N/A
 option is never counted. CANNOT_ASSESS follows the :class:`CannotAssessStrategy`.
-When nothing is counted the score is 0.0 (autorubric's convention).
+When the formula has no denominator (nothing counted, or only penalties counted in
+a rubric that has positive criteria) the score is 0.0, autorubric's convention.
+Verdict values are parsed into reports in ``_verdicts`` (re-exported here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ._errors import VerdictError
 from ._model import Criterion, CriterionVerdict, Rubric
+from ._verdicts import assemble_reports, parse_verdict, reports_from_verdicts
 
 if TYPE_CHECKING:
     from ._reports import CriterionReport, EvaluationReport, SectionScore
 
 __all__ = [
+    "DEFAULT_POLICY",
     "CannotAssessStrategy",
+    "ScoreResult",
     "ScoringPolicy",
     "assemble_reports",
     "finalize",
     "parse_verdict",
+    "report_value",
     "reports_from_verdicts",
     "score_reports",
+    "section_scores",
 ]
 
 
-class CannotAssessStrategy(str, Enum):
+class CannotAssessStrategy(StrEnum):
     """What a CANNOT_ASSESS verdict counts as.
 
     SKIP leaves the criterion out; ZERO gives no credit; PARTIAL gives
@@ -52,6 +58,15 @@ class CannotAssessStrategy(str, Enum):
     PARTIAL = "partial"
     FAIL = "fail"
 
+    @classmethod
+    def _missing_(cls, value: object) -> CannotAssessStrategy | None:
+        # accept "SKIP", " Zero " and friends; anything else is a ValueError naming the choices
+        if isinstance(value, str):
+            for member in cls:
+                if member.value == value.strip().lower():
+                    return member
+        return None
+
 
 @dataclass(frozen=True)
 class ScoringPolicy:
@@ -62,8 +77,20 @@ class ScoringPolicy:
     normalize: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.cannot_assess, CannotAssessStrategy):
+            try:
+                strategy = CannotAssessStrategy(self.cannot_assess)
+            except ValueError:
+                choices = ", ".join(repr(m.value) for m in CannotAssessStrategy)
+                bad = self.cannot_assess
+                raise ValueError(
+                    f"cannot_assess strategy {bad!r} is unknown; use one of {choices}"
+                ) from None
+            object.__setattr__(self, "cannot_assess", strategy)
         if not 0.0 <= self.partial_credit <= 1.0:
-            raise ValueError(f"partial_credit {self.partial_credit!r} is outside [0, 1]")
+            raise ValueError(
+                f"partial_credit {self.partial_credit!r} is outside [0, 1]; give a fraction"
+            )
 
 
 DEFAULT_POLICY = ScoringPolicy()
@@ -157,118 +184,6 @@ def score_reports(
     return ScoreResult(score=final, raw_score=raw, cannot_assess_count=ca)
 
 
-# -- verdict parsing -----------------------------------------------------------
-_BINARY = {
-    "MET": CriterionVerdict.MET,
-    "UNMET": CriterionVerdict.UNMET,
-    "CANNOT_ASSESS": CriterionVerdict.CANNOT_ASSESS,
-    "TRUE": CriterionVerdict.MET,
-    "FALSE": CriterionVerdict.UNMET,
-    "YES": CriterionVerdict.MET,
-    "NO": CriterionVerdict.UNMET,
-    "1": CriterionVerdict.MET,
-    "0": CriterionVerdict.UNMET,
-}
-
-
-def parse_verdict(criterion: Criterion, value: Any, *, where: str = "") -> CriterionReport:
-    """Turn one verdict value into a report for ``criterion``.
-
-    Binary criteria take MET / UNMET / CANNOT_ASSESS (any case), true/false, 1/0.
-    Multi-choice criteria take an option label or id, or CANNOT_ASSESS.
-    """
-    from ._reports import CriterionReport, OptionSelection
-
-    at = f"{where}: " if where else ""
-    if not criterion.is_leaf:
-        raise VerdictError(f"{at}criterion {criterion.key!r} has subcriteria; give leaf verdicts")
-    if isinstance(value, CriterionVerdict):
-        if criterion.is_multi_choice and value is not CriterionVerdict.CANNOT_ASSESS:
-            raise VerdictError(
-                f"{at}criterion {criterion.key or ''!r} is multi-choice; "
-                f"give an option label, not {value.value}"
-            )
-        return CriterionReport(criterion=criterion, verdict=value)
-    if isinstance(value, bool):
-        text = "TRUE" if value else "FALSE"
-    elif isinstance(value, int | float) and value in (0, 1) and not criterion.is_multi_choice:
-        text = str(int(value))
-    elif isinstance(value, str):
-        text = value.strip()
-    else:
-        raise VerdictError(f"{at}verdict {value!r} is not a string, boolean or 0/1")
-    upper = text.upper().replace(" ", "_")
-    if criterion.is_multi_choice:
-        if upper == "CANNOT_ASSESS":
-            return CriterionReport(criterion=criterion, verdict=CriterionVerdict.CANNOT_ASSESS)
-        try:
-            idx = criterion.find_option_by_label(text)
-        except ValueError as e:
-            raise VerdictError(f"{at}{e}") from None
-        opt = (criterion.options or [])[idx]
-        sel = OptionSelection(index=idx, label=opt.label, value=opt.value, na=opt.na)
-        return CriterionReport(criterion=criterion, selection=sel)
-    if upper not in _BINARY:
-        raise VerdictError(
-            f"{at}verdict {value!r} is not valid for a binary criterion; "
-            "use MET, UNMET, CANNOT_ASSESS, true/false or 1/0"
-        )
-    return CriterionReport(criterion=criterion, verdict=_BINARY[upper])
-
-
-def assemble_reports(
-    criteria: Sequence[Criterion], leaf_reports: Iterable[CriterionReport]
-) -> list[CriterionReport]:
-    """Build the report tree for ``criteria`` from leaf reports given in leaf order."""
-    from ._reports import CriterionReport
-
-    it = iter(leaf_reports)
-
-    def build(c: Criterion) -> CriterionReport:
-        if c.is_leaf:
-            try:
-                return next(it)
-            except StopIteration:
-                raise VerdictError("fewer leaf reports than leaf criteria") from None
-        return CriterionReport(criterion=c, children=[build(ch) for ch in c.subcriteria or []])
-
-    out = [build(c) for c in criteria]
-    if next(it, None) is not None:
-        raise VerdictError("more leaf reports than leaf criteria")
-    return out
-
-
-def reports_from_verdicts(
-    rubric: Rubric, verdicts: Sequence[Any] | Mapping[str, Any]
-) -> list[CriterionReport]:
-    """Reports for a list of verdicts (leaf order) or a mapping keyed by leaf name/id."""
-    leaves = rubric.leaves()
-    if isinstance(verdicts, Mapping):
-        by_key = {c.key: c for c in leaves if c.key is not None}
-        unknown = [k for k in verdicts if k not in by_key]
-        if unknown:
-            raise VerdictError(
-                f"unknown criterion {unknown[0]!r}; valid names/ids are "
-                + ", ".join(repr(k) for k in by_key)
-            )
-        missing = [c.key or f"#{i}" for i, c in enumerate(leaves) if c.key not in verdicts]
-        if missing:
-            raise VerdictError(f"no verdict for criterion {missing[0]!r}; give one for each leaf")
-        values = [verdicts[c.key or ""] for c in leaves]
-    else:
-        values = list(verdicts)
-        if len(values) != len(leaves):
-            raise VerdictError(
-                f"got {len(values)} verdicts for {len(leaves)} criteria; give one per leaf "
-                "criterion, in order"
-            )
-    leaf_reports = [
-        parse_verdict(c, v, where=f"verdicts[{c.key!r}]" if c.key else f"verdicts[{i}]")
-        for i, (c, v) in enumerate(zip(leaves, values, strict=True))
-    ]
-    return assemble_reports(rubric.criteria, leaf_reports)
-
-
 def finalize(
     rubric: Rubric,
     reports: list[CriterionReport],
@@ -317,8 +232,17 @@ def _unit(reports: list[CriterionReport], policy: ScoringPolicy, rubric: Rubric)
     return score_reports(reports, normalized, all_negative=rubric.is_all_negative).score
 
 
-def section_scores(report: EvaluationReport) -> list[SectionScore]:
-    """Per-section scores of a report, with the rules of :func:`score_reports`."""
+def section_scores(
+    report: EvaluationReport, policy: ScoringPolicy = DEFAULT_POLICY
+) -> list[SectionScore]:
+    """Per-section scores of a report, with the rules of :func:`score_reports`.
+
+    Each section is scored as if its top-level criteria were a rubric of their own
+    (so a section of penalties only uses the all-negative formula). Criteria without
+    a section form the group ``None``. ``score`` is None where the section has no
+    score: nothing counted (every criterion skipped or N/A), or, normalised, only
+    penalties counted in a section that also has positive criteria.
+    """
     from ._reports import SectionScore
 
     groups: dict[str | None, list[CriterionReport]] = {}
@@ -326,7 +250,7 @@ def section_scores(report: EvaluationReport) -> list[SectionScore]:
         groups.setdefault(r.criterion.section, []).append(r)
     out = []
     for section, rs in groups.items():
-        res = score_reports(rs)
-        out.append(SectionScore(section=section, score=res.score, raw_score=res.raw_score,
-                                criteria=len(rs)))
+        score, raw, counted = _normalized(rs, policy, _all_negative(rs))
+        value = score if policy.normalize else (raw if counted else None)
+        out.append(SectionScore(section=section, score=value, raw_score=raw, criteria=len(rs)))
     return out

@@ -1,0 +1,358 @@
+"""Datasets: submissions to grade, with optional human ground truth.
+
+The API follows autorubric's ``DataItem`` / ``RubricDataset`` (fields, ``add_item``,
+per-item rubrics and references, ``compute_weighted_score``, JSON round trips,
+``split_train_test``), extended with item ids, per-item queries, metadata, YAML and
+JSONL files (see ``_dataset_io``), and ground truth given as a mapping.
+
+Ground truth holds one value per *leaf* criterion, in leaf order (for a flat rubric,
+one per criterion): a :class:`CriterionVerdict` for binary criteria, the option
+label for multi-choice ones (CANNOT_ASSESS is allowed on both). Values are checked
+against the item's rubric and stored normalised: ``True`` becomes MET, ``"good"``
+becomes the option's own label ``"Good"``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ._errors import DatasetError, VerdictError
+from ._model import CriterionVerdict, Rubric
+from ._scoring import CannotAssessStrategy
+from ._verdicts import reports_from_verdicts
+
+__all__ = ["DataItem", "GroundTruth", "RubricDataset", "normalize_ground_truth"]
+
+GroundTruth = list[CriterionVerdict | str]
+
+
+@dataclass
+class DataItem:
+    """One submission to grade, optionally with ground-truth verdicts.
+
+    Attributes:
+        submission: The text to grade (structured content as a JSON string).
+        description: A short note on the item ("good answer", "system B").
+        ground_truth: One value per leaf criterion: a verdict or an option label.
+        rubric: A rubric for this item only; the dataset's rubric otherwise.
+        reference_submission: An exemplar answer; the dataset's reference otherwise.
+        id: A stable identifier, unique within the dataset.
+        query: The request this submission answers; the dataset's prompt otherwise.
+        metadata: Free-form facts about the item (source, annotator, ...).
+    """
+
+    submission: str
+    description: str = ""
+    ground_truth: GroundTruth | None = None
+    rubric: Rubric | None = None
+    reference_submission: str | None = None
+    id: str | None = None
+    query: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def normalize_ground_truth(
+    rubric: Rubric, values: Sequence[Any] | Mapping[str, Any], *, where: str = "ground_truth"
+) -> GroundTruth:
+    """Check ground truth against ``rubric`` and return it as a list in leaf order.
+
+    Accepts a list in leaf order or a mapping keyed by leaf name/id; values as
+    ``Rubric.compute_score`` takes them (verdicts, option labels, true/false, 1/0).
+
+    Raises:
+        VerdictError: a value is missing, unknown or does not fit its criterion.
+    """
+    out: GroundTruth = []
+    stack = list(reversed(reports_from_verdicts(rubric, values, label=where)))
+    while stack:
+        r = stack.pop()
+        if r.children:
+            stack.extend(reversed(r.children))
+        elif r.selection is not None:
+            out.append(r.selection.label)
+        else:
+            assert r.verdict is not None
+            out.append(r.verdict)
+    return out
+
+
+def _label(value: CriterionVerdict | str) -> str:
+    return value.value if isinstance(value, CriterionVerdict) else value
+
+
+@dataclass
+class RubricDataset:
+    """Items tied to one prompt and (usually) one rubric.
+
+    Attributes:
+        prompt: The prompt the submissions answer.
+        rubric: The rubric for every item without its own; may be None when each item has one.
+        items: The items, in order.
+        name: A name for the dataset ("essay-grading-v1").
+        reference_submission: An exemplar answer for every item without its own.
+        metadata: Free-form facts about the dataset (source, licence, ...).
+    """
+
+    prompt: str
+    rubric: Rubric | None = None
+    items: list[DataItem] = field(default_factory=list)
+    name: str | None = None
+    reference_submission: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        given, self.items = self.items, []
+        for i, item in enumerate(given):
+            self.items.append(self._checked(item, f"items[{i}]"))
+
+    # -- items -----------------------------------------------------------------------------
+    def _checked(self, item: DataItem, where: str) -> DataItem:
+        if not isinstance(item, DataItem):
+            raise DatasetError(f"{where}: expected a DataItem, got {type(item).__name__}")
+        if not isinstance(item.submission, str):
+            raise DatasetError(
+                f"{where}.submission: expected a string, got {type(item.submission).__name__}; "
+                "JSON-encode structured submissions"
+            )
+        rubric = item.rubric if item.rubric is not None else self.rubric
+        if rubric is None:
+            raise DatasetError(
+                f"{where}: the item has no rubric and the dataset has no global rubric; "
+                "give one of them"
+            )
+        if item.id is not None and (not isinstance(item.id, str) or not item.id.strip()):
+            raise DatasetError(f"{where}.id: {item.id!r} is not a non-empty string")
+        if item.id is not None and any(other.id == item.id for other in self.items):
+            raise DatasetError(f"{where}.id: {item.id!r} is already used; item ids must be unique")
+        if item.ground_truth is None:
+            return item
+        if isinstance(item.ground_truth, str | bytes):
+            raise DatasetError(f"{where}.ground_truth: expected a list or a mapping, not a string")
+        try:
+            truth = normalize_ground_truth(rubric, item.ground_truth, where=f"{where}.ground_truth")
+        except VerdictError as e:
+            raise DatasetError(str(e)) from None
+        return replace(item, ground_truth=truth)
+
+    def add_item(
+        self,
+        submission: str,
+        description: str = "",
+        ground_truth: Sequence[Any] | Mapping[str, Any] | None = None,
+        rubric: Rubric | None = None,
+        reference_submission: str | None = None,
+        *,
+        id: str | None = None,
+        query: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """Append an item after checking it.
+
+        Raises:
+            DatasetError: no rubric applies, the id is taken, or the ground truth does not
+                fit the effective rubric (wrong length, unknown label, bad verdict).
+        """
+        item = DataItem(
+            submission=submission,
+            description=description,
+            ground_truth=ground_truth,  # type: ignore[arg-type]  # normalised by _checked
+            rubric=rubric,
+            reference_submission=reference_submission,
+            id=id,
+            query=query,
+            metadata=dict(metadata or {}),
+        )
+        self.items.append(self._checked(item, f"items[{len(self.items)}]"))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[DataItem]:
+        return iter(self.items)
+
+    def get_item_rubric(self, idx: int) -> Rubric:
+        """Return the rubric for item ``idx``: its own, else the dataset's.
+
+        Raises:
+            DatasetError: neither the item nor the dataset has a rubric.
+        """
+        item = self.items[idx]
+        if item.rubric is not None:
+            return item.rubric
+        if self.rubric is not None:
+            return self.rubric
+        raise DatasetError(f"item {idx} has no rubric and the dataset has no global rubric")
+
+    def get_item_reference_submission(self, idx: int) -> str | None:
+        """Return the reference for item ``idx``: its own, else the dataset's, else None."""
+        item = self.items[idx]
+        if item.reference_submission is not None:
+            return item.reference_submission
+        return self.reference_submission
+
+    def get_item_query(self, idx: int) -> str:
+        """Return the request item ``idx`` answers: its query, else the dataset's prompt."""
+        item = self.items[idx]
+        return item.query if item.query is not None else self.prompt
+
+    # -- the global rubric -------------------------------------------------------------------
+    def _global(self) -> Rubric:
+        if self.rubric is None:
+            raise DatasetError("the dataset has no global rubric (each item has its own)")
+        return self.rubric
+
+    @property
+    def criterion_names(self) -> list[str]:
+        """Names of the global rubric's leaf criteria (name, else id, else ``criterion_<i>``)."""
+        return [c.name or c.id or f"criterion_{i}" for i, c in enumerate(self._global().leaves())]
+
+    @property
+    def num_criteria(self) -> int:
+        """Number of leaf criteria in the global rubric (ground-truth length)."""
+        return len(self._global().leaves())
+
+    @property
+    def total_positive_weight(self) -> float:
+        """Sum of the global rubric's positive top-level weights."""
+        return self._global().total_positive_weight
+
+    def compute_weighted_score(
+        self,
+        verdicts: Sequence[Any] | Mapping[str, Any],
+        normalize: bool = True,
+        rubric: Rubric | None = None,
+        *,
+        cannot_assess_strategy: CannotAssessStrategy | str = CannotAssessStrategy.SKIP,
+        partial_credit: float = 0.5,
+    ) -> float:
+        """Score verdicts (e.g. ground truth) with ``rubric`` or the global rubric.
+
+        The same computation as ``Rubric.compute_score`` and every grader.
+
+        Raises:
+            DatasetError: no rubric is given and the dataset has none.
+            VerdictError: a verdict does not fit its criterion.
+        """
+        effective = rubric if rubric is not None else self.rubric
+        if effective is None:
+            raise DatasetError("cannot compute a score: no rubric given and no global rubric set")
+        return effective.compute_score(
+            verdicts,
+            normalize=normalize,
+            cannot_assess_strategy=cannot_assess_strategy,
+            partial_credit=partial_credit,
+        )
+
+    # -- splitting -------------------------------------------------------------------------------
+    def _with_items(self, items: list[DataItem]) -> RubricDataset:
+        out = replace(self, items=[])
+        out.items = list(items)  # already checked; skip __post_init__'s work
+        return out
+
+    def split_train_test(
+        self, n_train: int, *, stratify: bool = True, seed: int | None = None
+    ) -> tuple[RubricDataset, RubricDataset]:
+        """Split into ``n_train`` training items and the rest, optionally stratified.
+
+        With ``stratify`` the split keeps, for every criterion position, the proportion
+        of each ground-truth value (MET / UNMET / CANNOT_ASSESS or option label) close to
+        the whole dataset's; every item needs ground truth. Items keep their order.
+
+        Raises:
+            DatasetError: ``n_train`` is out of range, or ``stratify`` is set and an item
+                has no ground truth.
+        """
+        from ._split import stratified_split
+
+        n = len(self.items)
+        if not 0 <= n_train <= n:
+            raise DatasetError(
+                f"n_train must be between 0 and {n} (the dataset size), got {n_train}"
+            )
+        rng = random.Random(seed)
+        if stratify:
+            missing = [i for i, it in enumerate(self.items) if it.ground_truth is None]
+            if missing:
+                raise DatasetError(
+                    f"items[{missing[0]}] has no ground_truth; stratify=True needs it on every "
+                    "item (or pass stratify=False)"
+                )
+            labels = [[_label(v) for v in it.ground_truth or []] for it in self.items]
+            train_idx = stratified_split(labels, n_train, rng)
+        else:
+            order = list(range(n))
+            rng.shuffle(order)
+            train_idx = set(order[:n_train])
+        train = [it for i, it in enumerate(self.items) if i in train_idx]
+        test = [it for i, it in enumerate(self.items) if i not in train_idx]
+        return self._with_items(train), self._with_items(test)
+
+    # -- files (see _dataset_io) -------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Return the dataset as plain data (the JSON/YAML layout)."""
+        from ._dataset_io import dataset_to_dict
+
+        return dataset_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "<data>") -> RubricDataset:
+        """Build a dataset from plain data (the JSON/YAML layout); errors name ``source``."""
+        from ._dataset_io import dataset_from_dict
+
+        return dataset_from_dict(data, source=source)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Return the dataset as JSON text."""
+        from ._dataset_io import dump_text
+
+        return dump_text(self, "json", indent=indent)
+
+    @classmethod
+    def from_json(cls, json_string: str, *, source: str = "<json>") -> RubricDataset:
+        """Parse a dataset from JSON text."""
+        from ._dataset_io import load_text
+
+        return load_text(json_string, "json", source=source)
+
+    def to_yaml(self) -> str:
+        """Return the dataset as YAML text."""
+        from ._dataset_io import dump_text
+
+        return dump_text(self, "yaml")
+
+    @classmethod
+    def from_yaml(cls, text: str, *, source: str = "<yaml>") -> RubricDataset:
+        """Parse a dataset from YAML text."""
+        from ._dataset_io import load_text
+
+        return load_text(text, "yaml", source=source)
+
+    def to_jsonl(self) -> str:
+        """Return the dataset as JSON Lines: a header line, then one item per line."""
+        from ._dataset_io import dump_text
+
+        return dump_text(self, "jsonl")
+
+    @classmethod
+    def from_jsonl(cls, text: str, *, source: str = "<jsonl>") -> RubricDataset:
+        """Parse a dataset from JSON Lines text (header line, then items)."""
+        from ._dataset_io import load_text
+
+        return load_text(text, "jsonl", source=source)
+
+    def to_file(self, path: str | Path) -> None:
+        """Write to ``path``: ``.yaml``/``.yml`` YAML, ``.jsonl`` JSON Lines, else JSON."""
+        from ._dataset_io import dump_file
+
+        dump_file(self, path)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> RubricDataset:
+        """Load from ``path``, the format chosen by extension as in :meth:`to_file`."""
+        from ._dataset_io import load_file
+
+        return load_file(path)
