@@ -459,9 +459,77 @@ class Rubric(BaseModel):
         from ._scoring import CannotAssessStrategy, ScoringPolicy, reports_from_verdicts
         from ._scoring import score_reports as _score
 
-        policy = ScoringPolicy(CannotAssessStrategy(cannot_assess_strategy), partial_credit, normalize)
+        policy = ScoringPolicy(
+            CannotAssessStrategy(cannot_assess_strategy), partial_credit, normalize
+        )
         reports = reports_from_verdicts(self, verdicts)
         return _score(reports, policy, all_negative=self.is_all_negative).score
+
+    # -- grading (see rubricate._graders) ----------------------------------------
+    async def grade(
+        self,
+        to_grade: Any = None,
+        grader: Any = None,
+        query: str | None = None,
+        reference_submission: str | None = None,
+        *,
+        autograder: Any = None,
+        item_id: str | None = None,
+        examples: Any = None,
+    ) -> Any:
+        """Grade ``to_grade`` (text or ``{"thinking", "output"}``) with ``grader``.
+
+        ``autograder=`` is accepted as the ``rubric`` package names it. Returns an
+        :class:`~rubricate.EvaluationReport`.
+
+        Raises:
+            TypeError: no grader was given (as in autorubric); pass e.g.
+                ``grader=CriterionGrader(judge="local")``.
+        """
+        if grader is not None and autograder is not None:
+            raise TypeError("give grader= or autograder=, not both")
+        g = grader if grader is not None else autograder
+        if g is None:
+            raise TypeError(
+                "Rubric.grade() needs a grader, e.g. "
+                "grader=rubricate.CriterionGrader(judge='openai/gpt-4.1-mini') or judge='local'"
+            )
+        if to_grade is None:
+            raise TypeError("Rubric.grade() needs to_grade: the text (or thinking/output) to grade")
+        return await g.grade(
+            self,
+            to_grade,
+            query=query,
+            reference_submission=reference_submission,
+            item_id=item_id,
+            examples=examples,
+        )
+
+    def grade_sync(
+        self,
+        to_grade: Any = None,
+        grader: Any = None,
+        query: str | None = None,
+        reference_submission: str | None = None,
+        *,
+        autograder: Any = None,
+        item_id: str | None = None,
+        examples: Any = None,
+    ) -> Any:
+        """Blocking :meth:`grade` (works inside a running event loop too)."""
+        from ._graders._base import run_sync
+
+        return run_sync(
+            self.grade(
+                to_grade,
+                grader,
+                query,
+                reference_submission,
+                autograder=autograder,
+                item_id=item_id,
+                examples=examples,
+            )
+        )
 
     # -- loading and writing (see rubricate._formats) ---------------------------
     @classmethod

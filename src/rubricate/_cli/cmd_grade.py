@@ -1,0 +1,217 @@
+"""``rubricate grade``: grade submissions against a rubric, one JSON report per line.
+
+Items are graded concurrently and written in input order as soon as every earlier
+item is done (a small reorder buffer), each line flushed, so an interrupted run
+keeps what it finished. The summary goes to stderr, as does the progress bar
+(only on a terminal). ``--dry-run`` counts calls, tokens and dollars and calls nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .._errors import ConfigError, RunError
+from .._model import Rubric
+from .._reports import EvaluationReport
+from ._grade_io import Item, Progress, estimate_cost, read_items, summary
+
+__all__ = ["register", "run"]
+
+GRADERS = ("per-criterion", "one-shot", "holistic")
+COMPLETION_TOKENS = {"per-criterion": 40, "one-shot": 40, "holistic": 60}
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``grade`` command."""
+    p = subparsers.add_parser(
+        "grade",
+        help="grade submissions against a rubric",
+        description="Grade submissions (JSONL: submission, id, query, reference) against a "
+        "rubric; write one EvaluationReport per line, in input order.",
+    )
+    p.add_argument("rubric", help="rubric file (YAML or JSON, any supported format)")
+    p.add_argument("input", nargs="?", help="JSONL file of submissions, or - for stdin")
+    p.add_argument("-o", "--output", help="write the JSONL reports here (default: stdout)")
+    p.add_argument("--text", help="grade this one submission instead of an input file")
+    p.add_argument("--query", help="the query for --text")
+    p.add_argument("--judge", help="judge spec (default: local)")
+    p.add_argument(
+        "--judges",
+        nargs="+",
+        metavar="SPEC",
+        help="an ensemble: specs separated by commas or spaces; SPEC=WEIGHT sets a weight",
+    )
+    p.add_argument("--grader", choices=GRADERS, default="per-criterion")
+    p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
+    p.add_argument(
+        "--dry-run", action="store_true", help="count calls, tokens and cost; call nothing"
+    )
+    p.set_defaults(func=run)
+
+
+def _load_rubric(path: str) -> Rubric:
+    if not Path(path).is_file():
+        raise ConfigError(f"rubric file {path!r} not found")
+    try:
+        from .._formats import load_file
+    except ModuleNotFoundError as e:  # pragma: no cover - until _formats lands
+        if e.name != "rubricate._formats":
+            raise
+        import yaml
+
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        return Rubric(data) if isinstance(data, list) else Rubric(**data)
+    rubric: Rubric = load_file(path)
+    return rubric
+
+
+def _judge_specs(args: argparse.Namespace) -> list[Any]:
+    from .._graders import JudgeSpec
+
+    if not args.judges:
+        return []
+    specs: list[Any] = []
+    for chunk in args.judges:
+        for spec in filter(None, (s.strip() for s in chunk.split(","))):
+            name, sep, weight = spec.rpartition("=")
+            if sep:
+                try:
+                    specs.append(JudgeSpec(name, weight=float(weight)))
+                    continue
+                except ValueError:
+                    raise ConfigError(
+                        f"--judges: weight {weight!r} of {name!r} is not a number"
+                    ) from None
+            specs.append(JudgeSpec(spec))
+    return specs
+
+
+def _grader(args: argparse.Namespace) -> Any:
+    from .._graders import CriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
+
+    cls = {"per-criterion": CriterionGrader, "one-shot": PerCriterionOneShotGrader}.get(
+        args.grader, RubricAsJudgeGrader
+    )
+    if args.concurrency < 1:
+        raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    options: dict[str, Any] = {"concurrency": args.concurrency}
+    if args.base_url:
+        options["judge_options"] = {"base_url": args.base_url}
+    judges = _judge_specs(args)
+    if judges and args.judge:
+        raise ConfigError("give --judge or --judges, not both")
+    if judges:
+        return cls(judges=judges, **options)
+    return cls(args.judge or "local", **options)
+
+
+def _items(args: argparse.Namespace) -> list[Item]:
+    if args.text is not None:
+        if args.input:
+            raise ConfigError("give an INPUT file or --text, not both")
+        return [Item(line=0, id="1", submission=args.text, query=args.query, reference=None)]
+    if not args.input:
+        raise ConfigError("give an INPUT file (JSONL, or - for stdin) or --text")
+    if args.input == "-":
+        return read_items(sys.stdin, "<stdin>")
+    path = Path(args.input)
+    if not path.is_file():
+        raise ConfigError(f"input file {args.input!r} not found")
+    with path.open(encoding="utf-8") as f:
+        return read_items(f, args.input)
+
+
+def _spec_names(args: argparse.Namespace) -> list[str]:
+    if args.judges:
+        return [getattr(s, "judge", s) for s in _judge_specs(args)]
+    return [args.judge or "local"]
+
+
+def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, items: list[Item]) -> int:
+    calls = tokens = 0
+    for it in items:
+        plan = grader.plan(rubric, it.submission, query=it.query, reference_submission=it.reference)
+        calls += plan.judge_calls
+        tokens += plan.prompt_tokens
+    completion = calls * COMPLETION_TOKENS[args.grader]
+    names = _spec_names(args)
+    costs = [estimate_cost(str(n), tokens // len(names), completion // len(names)) for n in names]
+    cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
+    print(
+        f"dry run: {len(items)} items, {calls} judge calls, about {tokens} prompt tokens "
+        f"+ {completion} completion tokens, about {cost} ({', '.join(names)})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+async def _grade_all(
+    rubric: Rubric, grader: Any, items: Sequence[Item], out: IO[str], in_flight: int
+) -> list[EvaluationReport]:
+    progress = Progress(len(items))
+    done: dict[int, EvaluationReport] = {}
+    written: list[EvaluationReport] = []
+    gate = asyncio.Semaphore(in_flight)
+
+    def flush() -> None:
+        while len(written) in done:
+            report = done.pop(len(written))
+            data = report.to_jsonable()
+            data = {"id": data.pop("id", None), **data}  # the id first, for people reading
+            out.write(json.dumps(data, ensure_ascii=False) + "\n")
+            out.flush()
+            written.append(report)
+
+    async def one(i: int, it: Item) -> None:
+        async with gate:
+            try:
+                report = await grader.grade(
+                    rubric,
+                    it.submission,
+                    query=it.query,
+                    reference_submission=it.reference,
+                    item_id=it.id,
+                )
+            except RunError as e:  # recorded like any other failure; usage errors stop the run
+                report = EvaluationReport(score=None, error=str(e), id=it.id)
+        done[i] = report
+        progress.step()
+        flush()
+
+    tasks = [asyncio.ensure_future(one(i, it)) for i, it in enumerate(items)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+    return written
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rubricate grade``."""
+    rubric = _load_rubric(args.rubric)
+    grader = _grader(args)
+    items = _items(args)
+    if args.dry_run:
+        return _dry_run(args, rubric, grader, items)
+    out: IO[str]
+    if args.output:
+        out = open(args.output, "w", encoding="utf-8")
+    else:
+        out = sys.stdout
+    try:
+        reports = asyncio.run(_grade_all(rubric, grader, items, out, max(1, args.concurrency)))
+    finally:
+        if args.output:
+            out.close()
+    print(
+        summary(reports, judges=", ".join(_spec_names(args)), grader=args.grader), file=sys.stderr
+    )
+    return 0

@@ -1,0 +1,24 @@
+"""Graders: per-criterion, one-shot and holistic grading, and judge ensembles."""
+
+from ._base import GradePlan, Grader
+from ._combine import FailurePolicy
+from ._criterion import CriterionGrader, PerCriterionGrader
+from ._ensemble import JudgeSpec
+from ._holistic import RubricAsJudgeGrader
+from ._inputs import FewShotExample, LengthPenalty, Submission, compute_length_penalty
+from ._oneshot import PerCriterionOneShotGrader
+
+__all__ = [
+    "CriterionGrader",
+    "FailurePolicy",
+    "FewShotExample",
+    "GradePlan",
+    "Grader",
+    "JudgeSpec",
+    "LengthPenalty",
+    "PerCriterionGrader",
+    "PerCriterionOneShotGrader",
+    "RubricAsJudgeGrader",
+    "Submission",
+    "compute_length_penalty",
+]

@@ -1,0 +1,332 @@
+"""What every grader shares: judges, scoring policy, failure policy, length penalty.
+
+``grade()`` is async; ``grade_sync()`` wraps it (and works inside a running event
+loop by using a worker thread). ``plan()`` counts judge calls and prompt tokens
+without calling anything, for dry runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import hashlib
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, Self, TypeVar
+
+from .._errors import ConfigError
+from .._judges._base import Judge
+from .._model import Criterion, Rubric
+from .._reports import EvaluationReport
+from .._scoring import CannotAssessStrategy, ScoringPolicy
+from ._combine import FailurePolicy
+from ._ensemble import JudgeSpec
+from ._inputs import (
+    LengthPenalty,
+    Submission,
+    compute_length_penalty,
+    example_labels,
+    to_submission,
+)
+from ._judging import Member
+
+__all__ = ["GradeContext", "GradePlan", "Grader", "gather_all", "run_sync"]
+
+T = TypeVar("T")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from sync code, even inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def gather_all(aws: Sequence[Awaitable[T]]) -> list[T]:
+    """Await all, in order; on the first exception cancel the rest and re-raise it."""
+    tasks = [asyncio.ensure_future(a) for a in aws]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+class GradePlan(NamedTuple):
+    """What a grade would cost: judge calls and approximate prompt tokens."""
+
+    judge_calls: int
+    prompt_tokens: int
+
+
+@dataclass(frozen=True)
+class GradeContext:
+    """Everything about one item being graded."""
+
+    rubric: Rubric
+    submission: Submission
+    query: str | None
+    reference: str | None
+    item_id: str | None
+    example_subs: list[Submission]
+    example_labels: list[list[str | None]]
+
+    @property
+    def item_key(self) -> str:
+        """The item id, or a hash of the submission: seeds option shuffling."""
+        if self.item_id is not None:
+            return self.item_id
+        text = f"{self.submission.thinking}\x00{self.submission.output}"
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _as_rubric(rubric: Any) -> Rubric:
+    if isinstance(rubric, Rubric):
+        return rubric
+    if isinstance(rubric, list) and all(isinstance(c, Criterion) for c in rubric):
+        return Rubric(rubric)
+    raise ConfigError(f"rubric is {type(rubric).__name__}; give a Rubric or a list of Criterion")
+
+
+class Grader(ABC):
+    """Base class of the graders.
+
+    Args:
+        judge: a judge spec string (``"openai/gpt-4.1-mini"``, ``"local"``), a
+            :class:`Judge`, or a ``generate_fn(system_prompt, user_prompt)`` callable.
+            Defaults to ``"local"``.
+        judges: several judges for an ensemble: specs, Judges, callables or
+            :class:`JudgeSpec` (with an id and a weight). Not together with ``judge``.
+        generate_fn: the ``rubric`` package's name for a callable judge.
+        system_prompt: replaces the default system prompt.
+        max_retries: retries of a reply that does not parse (the judge layer's
+            ``max_parse_retries``); applies to judges built from specs or callables.
+        default_fallback_verdicts: ``{"positive": ..., "negative": ...}`` verdicts given
+            to a criterion whose judge failed (default: CANNOT_ASSESS).
+        on_error: ``"record"`` (default) keeps failures in the report; ``"raise"`` raises.
+        normalize, cannot_assess, partial_credit: the scoring policy.
+        length_penalty: subtracted from the score after scoring.
+        concurrency: at most this many judge calls of this grader at once (the judge
+            layer's shared limits apply as well).
+        judge_options: options for building judges from specs (see ``JudgeConfig``).
+    """
+
+    kind: ClassVar[str] = "grader"
+    default_system_prompt: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        judge: Any = None,
+        *,
+        judges: Sequence[Any] | None = None,
+        generate_fn: Any = None,
+        system_prompt: str | None = None,
+        max_retries: int | None = None,
+        default_fallback_verdicts: Mapping[str, Any] | None = None,
+        on_error: str = "record",
+        normalize: bool = True,
+        cannot_assess: CannotAssessStrategy | str = CannotAssessStrategy.SKIP,
+        partial_credit: float = 0.5,
+        length_penalty: LengthPenalty | None = None,
+        concurrency: int | None = None,
+        judge_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if generate_fn is not None:
+            if judge is not None:
+                raise ConfigError("give judge= or generate_fn=, not both")
+            judge = generate_fn
+        if judges is not None and judge is not None:
+            raise ConfigError("give judge= for one judge or judges=[...] for an ensemble, not both")
+        specs = list(judges) if judges is not None else [judge if judge is not None else "local"]
+        if not specs:
+            raise ConfigError("judges=[] is empty; give at least one judge")
+        self._specs = [s if isinstance(s, JudgeSpec) else JudgeSpec(s) for s in specs]
+        self.ensemble = judges is not None and len(self._specs) > 1
+        self.system_prompt = system_prompt or self.default_system_prompt
+        self.failure = FailurePolicy.build(on_error, default_fallback_verdicts)
+        try:
+            strategy = CannotAssessStrategy(cannot_assess)
+        except ValueError:
+            valid = ", ".join(repr(s.value) for s in CannotAssessStrategy)
+            raise ConfigError(f"cannot_assess {cannot_assess!r} is not one of {valid}") from None
+        try:
+            self.policy = ScoringPolicy(strategy, partial_credit, normalize)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        self.normalize = normalize
+        if length_penalty is not None and not isinstance(length_penalty, LengthPenalty):
+            raise ConfigError("length_penalty must be a LengthPenalty")
+        self.length_penalty = length_penalty
+        if concurrency is not None and concurrency < 1:
+            raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
+        self.concurrency = concurrency
+        options = dict(judge_options or {})
+        if max_retries is not None:
+            options.setdefault("max_parse_retries", max_retries)
+        self._judge_options = options
+        self._members: list[Member] | None = None
+        self._limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
+        self._limiters = weakref.WeakKeyDictionary()
+
+    # -- judges ------------------------------------------------------------------
+    @property
+    def judge_ids(self) -> list[str]:
+        """The ids of the judges (resolving them if needed)."""
+        return [m.id for m in self.members()]
+
+    def members(self) -> list[Member]:
+        """Build the judges on first use (so a dry run builds nothing heavy)."""
+        if self._members is None:
+            from .._judges._registry import get_judge
+
+            members: list[Member] = []
+            seen: dict[str, int] = {}
+            for spec in self._specs:
+                judge: Judge = get_judge(spec.judge, **self._judge_options)
+                base = spec.id or getattr(judge, "name", None) or "judge"
+                seen[base] = seen.get(base, 0) + 1
+                jid = base if seen[base] == 1 else f"{base}#{seen[base]}"
+                members.append(Member(id=jid, weight=spec.weight, judge=judge))
+            self._members = members
+        return self._members
+
+    def with_judges(self, wrap: Callable[[Judge], Judge]) -> Self:
+        """Return a copy of this grader whose judges are ``wrap(judge)`` (to record, cache ...).
+
+        Ids, weights and the concurrency limit are kept; this grader is unchanged.
+        """
+        clone = copy.copy(self)
+        clone._members = [dataclasses.replace(m, judge=wrap(m.judge)) for m in self.members()]
+        return clone
+
+    @property
+    def n_judges(self) -> int:
+        """How many judges vote on each criterion."""
+        return len(self._specs)
+
+    def limiter(self) -> AbstractAsyncContextManager[Any] | None:
+        """Return this grader's concurrency limit in the running loop, or None."""
+        if self.concurrency is None:
+            return None
+        loop = asyncio.get_running_loop()
+        sem = self._limiters.get(loop)
+        if sem is None:
+            sem = self._limiters[loop] = asyncio.Semaphore(self.concurrency)
+        return sem
+
+    # -- grading -----------------------------------------------------------------
+    def _context(
+        self,
+        rubric: Any,
+        to_grade: Any,
+        query: str | None,
+        reference_submission: str | None,
+        item_id: str | None,
+        examples: Sequence[Any] | None,
+    ) -> GradeContext:
+        if isinstance(to_grade, Rubric | list) and isinstance(rubric, str | Mapping):
+            rubric, to_grade = to_grade, rubric  # autorubric's order: grade(to_grade, rubric)
+        r = _as_rubric(rubric)
+        subs, labels = example_labels(r, examples)
+        return GradeContext(
+            rubric=r,
+            submission=to_submission(to_grade),
+            query=query,
+            reference=reference_submission,
+            item_id=item_id,
+            example_subs=subs,
+            example_labels=labels,
+        )
+
+    async def grade(
+        self,
+        rubric: Rubric | list[Criterion],
+        to_grade: Any,
+        *,
+        query: str | None = None,
+        reference_submission: str | None = None,
+        item_id: str | None = None,
+        examples: Sequence[Any] | None = None,
+    ) -> EvaluationReport:
+        """Grade ``to_grade`` (text or ``{"thinking", "output"}``) against ``rubric``."""
+        ctx = self._context(rubric, to_grade, query, reference_submission, item_id, examples)
+        report = await self._grade(ctx)
+        fields: dict[str, Any] = {"id": item_id}
+        if self.length_penalty is not None:
+            penalty = compute_length_penalty(ctx.submission, self.length_penalty)
+            fields["length_penalty"] = penalty
+            if report.score is not None:
+                score = report.score - penalty
+                if self.normalize:
+                    score = max(0.0, score)
+                    if ctx.rubric.scale is not None:
+                        fields["scaled_score"] = ctx.rubric.scale.map(score)
+                    if ctx.rubric.pass_threshold is not None:
+                        fields["passed"] = score >= ctx.rubric.pass_threshold
+                fields["score"] = score
+        return report.model_copy(update=fields)
+
+    def grade_sync(
+        self,
+        rubric: Rubric | list[Criterion],
+        to_grade: Any,
+        *,
+        query: str | None = None,
+        reference_submission: str | None = None,
+        item_id: str | None = None,
+        examples: Sequence[Any] | None = None,
+    ) -> EvaluationReport:
+        """Blocking :meth:`grade`."""
+        return run_sync(
+            self.grade(
+                rubric,
+                to_grade,
+                query=query,
+                reference_submission=reference_submission,
+                item_id=item_id,
+                examples=examples,
+            )
+        )
+
+    def plan(
+        self,
+        rubric: Rubric | list[Criterion],
+        to_grade: Any = "",
+        *,
+        query: str | None = None,
+        reference_submission: str | None = None,
+        examples: Sequence[Any] | None = None,
+    ) -> GradePlan:
+        """Judge calls and approximate prompt tokens a grade would take; calls nothing.
+
+        Re-asks after failures are not counted.
+        """
+        ctx = self._context(rubric, to_grade, query, reference_submission, None, examples)
+        return self._plan(ctx)
+
+    @abstractmethod
+    async def _grade(self, ctx: GradeContext) -> EvaluationReport:
+        """Grade one item (before the length penalty)."""
+
+    @abstractmethod
+    def _plan(self, ctx: GradeContext) -> GradePlan:
+        """Count the calls and prompt tokens of one item."""
+
+    def _metadata(self) -> dict[str, Any]:
+        return {"grader": self.kind, "judges": [s.id or _spec_name(s.judge) for s in self._specs]}
+
+
+def _spec_name(judge: Any) -> str:
+    if isinstance(judge, str):
+        return judge
+    return str(getattr(judge, "name", None) or getattr(judge, "__name__", None) or "judge")

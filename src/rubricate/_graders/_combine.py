@@ -1,0 +1,160 @@
+"""Turn what the judges said about one criterion into its report, failures included.
+
+Failure policy. A judge call that fails (after the judge layer's retries), or whose
+reply does not answer the question, is recorded on the criterion: ``error`` holds
+``"<category>: message"`` and ``error_category`` the category. In an ensemble the
+failed members are left out of the vote and listed in ``votes``; the policy below
+applies only when every member failed. Then the criterion gets:
+
+* ``CANNOT_ASSESS`` (the default); the grader's CannotAssessStrategy decides what it
+  is worth (left out by ``skip``, 0 by ``zero``, ``partial_credit`` by ``partial``,
+  the worst case for the weight's sign by ``fail``);
+* the ``default_fallback_verdicts`` verdict for the weight's sign, when given
+  (``{"positive": "UNMET", "negative": "MET"}`` assumes the worst); on a
+  multi-choice criterion a fallback of the worst case picks the worst option and
+  the other verdict the best one;
+* or, with ``on_error="raise"``, the :class:`JudgeError` is raised.
+
+When every criterion failed, nothing was graded and ``score`` is None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .._errors import ConfigError
+from .._model import Criterion, CriterionVerdict
+from .._reports import CriterionReport, OptionSelection, TokenUsage
+from ._ensemble import decide_binary, decide_options
+from ._judging import Outcome
+
+__all__ = ["FailurePolicy", "combine"]
+
+OnError = Literal["record", "raise"]
+
+
+def _verdict(value: Any, where: str) -> CriterionVerdict:
+    try:
+        return CriterionVerdict(
+            str(value.value if isinstance(value, CriterionVerdict) else value).upper()
+        )
+    except ValueError:
+        raise ConfigError(f"{where} is {value!r}; use 'MET', 'UNMET' or 'CANNOT_ASSESS'") from None
+
+
+@dataclass(frozen=True)
+class FailurePolicy:
+    """What a criterion gets when its judge failed (see the module docstring)."""
+
+    on_error: OnError = "record"
+    fallback: Mapping[str, CriterionVerdict] | None = None
+
+    @classmethod
+    def build(cls, on_error: str, fallback: Mapping[str, Any] | None) -> FailurePolicy:
+        """Validate the grader arguments into a policy."""
+        if on_error not in ("record", "raise"):
+            raise ConfigError(f"on_error {on_error!r} is not 'record' or 'raise'")
+        if fallback is None:
+            return cls(on_error="raise" if on_error == "raise" else "record")
+        if set(fallback) != {"positive", "negative"}:
+            raise ConfigError(
+                f"default_fallback_verdicts needs exactly the keys 'positive' and 'negative'; "
+                f"got {sorted(fallback)!r}"
+            )
+        parsed = {k: _verdict(v, f"default_fallback_verdicts[{k!r}]") for k, v in fallback.items()}
+        return cls(on_error="raise" if on_error == "raise" else "record", fallback=parsed)
+
+
+def _sum_cost(outcomes: Sequence[Outcome]) -> float | None:
+    costs = [o.cost for o in outcomes]
+    if not costs or any(c is None for c in costs):
+        return None
+    return float(sum(c or 0.0 for c in costs))
+
+
+def _selection(criterion: Criterion, index: int) -> OptionSelection:
+    opt = (criterion.options or [])[index]
+    return OptionSelection(index=index, label=opt.label, value=opt.value, na=opt.na)
+
+
+def _fallback(criterion: Criterion, policy: FailurePolicy) -> dict[str, Any]:
+    if policy.fallback is None:
+        return {"verdict": CriterionVerdict.CANNOT_ASSESS}
+    verdict = policy.fallback["positive" if criterion.weight >= 0 else "negative"]
+    if not criterion.is_multi_choice or verdict is CriterionVerdict.CANNOT_ASSESS:
+        return {"verdict": verdict}
+    opts = criterion.options or []
+    worst_case = (verdict is CriterionVerdict.UNMET) == (criterion.weight >= 0)
+    if worst_case:
+        return {"selection": _selection(criterion, criterion.worst_scored_option()[0])}
+    sign = -1.0 if criterion.weight < 0 else 1.0
+    scored = [i for i, o in enumerate(opts) if not o.na]
+    best = max(scored, key=lambda i: (sign * opts[i].value, -i))
+    return {"selection": _selection(criterion, best)}
+
+
+def combine(
+    criterion: Criterion,
+    outcomes: Sequence[Outcome],
+    *,
+    method: str,
+    ensemble: bool,
+    policy: FailurePolicy,
+) -> CriterionReport:
+    """Build the report for ``criterion`` from its judges' outcomes.
+
+    Raises:
+        JudgeError: every judge failed and ``policy.on_error`` is ``"raise"``.
+    """
+    usage = TokenUsage.total([o.usage for o in outcomes])
+    common: dict[str, Any] = {
+        "criterion": criterion,
+        "token_usage": usage,
+        "completion_cost": _sum_cost(outcomes),
+    }
+    if ensemble:
+        common["votes"] = [o.vote(criterion) for o in outcomes]
+    ok = [o for o in outcomes if o.ok]
+    if not ok:
+        first = outcomes[0].error
+        assert first is not None
+        if policy.on_error == "raise":
+            raise first
+        if len(outcomes) > 1:
+            message = f"all {len(outcomes)} judges failed: " + "; ".join(
+                f"{o.judge_id}: {o.error}" for o in outcomes
+            )
+        else:
+            message = str(first)
+        return CriterionReport(
+            **common, **_fallback(criterion, policy), error=message, error_category=first.category
+        )
+    if not ensemble:
+        o = ok[0]
+        return CriterionReport(
+            **common,
+            verdict=o.verdict,
+            selection=o.selection(criterion),
+            reason=o.reason,
+            reasoning=o.reasoning,
+            shuffle_order=o.shuffle_order,
+            llm_invocation=o.info or None,
+        )
+    if criterion.is_multi_choice:
+        decision = decide_options(criterion, [(o.option, o.weight) for o in ok], method)
+    else:
+        votes = [(o.verdict or CriterionVerdict.CANNOT_ASSESS, o.weight) for o in ok]
+        decision = decide_binary(criterion, votes, method)
+    agree = next(
+        (o for o in ok if o.option == decision.option and o.verdict == decision.verdict), ok[0]
+    )
+    return CriterionReport(
+        **common,
+        verdict=decision.verdict,
+        selection=_selection(criterion, decision.option) if decision.option is not None else None,
+        reason=agree.reason,
+        reasoning=agree.reasoning,
+        agreement=decision.agreement,
+    )

@@ -1,0 +1,225 @@
+"""Per-criterion grading: one judge call per leaf criterion (and judge), concurrently."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .._errors import ConfigError, JudgeError
+from .._judges._base import JudgeRequest
+from .._model import Criterion, ScoringType
+from .._reports import CriterionReport, EvaluationReport
+from .._scoring import assemble_reports, finalize
+from ._base import GradeContext, GradePlan, Grader, gather_all
+from ._combine import combine
+from ._ensemble import check_aggregation
+from ._judging import Member, Outcome, ask, shuffle_order
+from ._prompts import (
+    SYSTEM_CRITERION,
+    Prefix,
+    approx_tokens,
+    build_prefix,
+    criterion_prompt,
+    criterion_schema,
+)
+
+__all__ = ["CriterionGrader", "PerCriterionGrader"]
+
+Leaf = tuple[CriterionReport, int, int]  # report, judge calls, cached calls
+
+
+class CriterionGrader(Grader):
+    """Grades each leaf criterion in its own judge call, all concurrently.
+
+    Negative criteria are asked so that MET means the error is present.
+    Multi-choice criteria show numbered options and ask for the number.
+
+    Args (beyond :class:`Grader`'s):
+        aggregation: binary ensemble aggregation (``majority``, ``weighted``,
+            ``unanimous``, ``any``).
+        ordinal_aggregation / nominal_aggregation: for multi-choice criteria; a
+            criterion's own ``aggregation`` overrides these.
+        shuffle_options: show options in a reproducible random order, seeded by the
+            item (``item_id`` or the submission's hash), the criterion and the judge.
+        add_na_option: give multi-choice criteria without one an N/A option.
+        seed: mixed into the shuffle seed.
+        functions: named callables for criteria scored by ``function``.
+    """
+
+    kind = "per-criterion"
+    default_system_prompt = SYSTEM_CRITERION
+
+    def __init__(
+        self,
+        judge: Any = None,
+        *,
+        aggregation: str = "majority",
+        ordinal_aggregation: str = "mean",
+        nominal_aggregation: str = "mode",
+        shuffle_options: bool = False,
+        add_na_option: bool = False,
+        seed: int = 0,
+        functions: Mapping[str, Callable[..., Any]] | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(judge, **options)
+        self.aggregation = aggregation
+        self.ordinal_aggregation = ordinal_aggregation
+        self.nominal_aggregation = nominal_aggregation
+        self.shuffle_options = shuffle_options
+        self.add_na_option = add_na_option
+        self.seed = seed
+        self.functions = dict(functions or {})
+
+    # -- helpers shared with the one-shot grader -------------------------------------
+    def effective(self, criterion: Criterion) -> Criterion:
+        """Return the criterion as asked (with an N/A option when ``add_na_option``)."""
+        if self.add_na_option and criterion.is_multi_choice:
+            return criterion.with_guaranteed_na_option()
+        return criterion
+
+    def method_for(self, criterion: Criterion, index: int) -> str:
+        """Return the ensemble aggregation for ``criterion`` (validated)."""
+        if criterion.aggregation is not None:
+            method: str = criterion.aggregation
+        elif not criterion.is_multi_choice:
+            method = self.aggregation
+        elif criterion.scale_type == "nominal":
+            method = self.nominal_aggregation
+        else:
+            method = self.ordinal_aggregation
+        where = f"criteria[{criterion.key!r}]" if criterion.key else f"leaf criterion #{index}"
+        return check_aggregation(criterion, method, where=where)
+
+    def criterion_system_prompt(self) -> str:
+        """Return the system prompt of a call about one criterion."""
+        return self.system_prompt
+
+    def prefix(self, ctx: GradeContext) -> Prefix:
+        """Build the shared prompt prefix of ``ctx``'s submission."""
+        return build_prefix(
+            ctx.submission,
+            query=ctx.query,
+            reference=ctx.reference,
+            guidelines=ctx.rubric.guidelines,
+            examples=ctx.example_subs,
+        )
+
+    def order(
+        self, ctx: GradeContext, criterion: Criterion, index: int, member_id: str
+    ) -> list[int] | None:
+        """Return the option order shown to ``member_id``, or None when not shuffling."""
+        if not (self.shuffle_options and criterion.is_multi_choice):
+            return None
+        return shuffle_order(
+            criterion, seed=self.seed, item_key=ctx.item_key, index=index, judge_id=member_id
+        )
+
+    def request(
+        self,
+        ctx: GradeContext,
+        prefix: Prefix,
+        index: int,
+        criterion: Criterion,
+        order: list[int] | None,
+    ) -> JudgeRequest:
+        """Build the judge request about one leaf criterion."""
+        labels = ctx.example_labels[index] if ctx.example_labels else []
+        suffix = criterion_prompt(criterion, order=order, example_labels=labels)
+        return JudgeRequest(
+            system=self.criterion_system_prompt(),
+            user=prefix.text + suffix,
+            schema=criterion_schema(criterion),
+            schema_name="criterion_judgment",
+            shared_prefix_chars=len(prefix.text),
+            tags={"criterion": index, "key": criterion.key, "item": ctx.item_id},
+        )
+
+    async def ask_one(
+        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion, member: Member
+    ) -> Outcome:
+        """Ask one judge about one leaf criterion."""
+        order = self.order(ctx, criterion, index, member.id)
+        req = self.request(ctx, prefix, index, criterion, order)
+        return await ask(member, criterion, req, order=order, limiter=self.limiter())
+
+    def decide(self, criterion: Criterion, index: int, outcomes: Sequence[Outcome]) -> Leaf:
+        """Combine one criterion's outcomes under the failure policy."""
+        report = combine(
+            criterion,
+            outcomes,
+            method=self.method_for(criterion, index),
+            ensemble=self.ensemble,
+            policy=self.failure,
+        )
+        return report, sum(o.calls for o in outcomes), sum(1 for o in outcomes if o.cached)
+
+    async def run_method(self, ctx: GradeContext, criterion: Criterion) -> CriterionReport:
+        """Score a criterion whose method is not ``llm`` (code, schema, metric ...)."""
+        try:
+            from .. import _methods  # type: ignore[attr-defined, unused-ignore]
+        except ImportError:  # pragma: no cover - while _methods is being built
+            raise ConfigError(
+                f"criterion {criterion.key or criterion.requirement[:40]!r} uses scoring method "
+                f"{criterion.method.value!r}, which this install cannot run"
+            ) from None
+        judge = self.members()[0].judge
+        try:
+            report: CriterionReport = await _methods.run_method(
+                criterion, ctx.submission.output, judge=judge, functions=self.functions
+            )
+        except JudgeError as e:
+            out = Outcome(judge_id=criterion.method.value, error=e, cost=0.0)
+            return combine(criterion, [out], method="majority", ensemble=False, policy=self.failure)
+        return report
+
+    async def leaf(
+        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion
+    ) -> Leaf:
+        """Grade one leaf criterion with every judge."""
+        if criterion.method is not ScoringType.LLM:
+            return await self.run_method(ctx, criterion), 0, 0
+        members = self.members()
+        outcomes = await gather_all(
+            [self.ask_one(ctx, prefix, index, criterion, m) for m in members]
+        )
+        return self.decide(criterion, index, outcomes)
+
+    def finish(
+        self, ctx: GradeContext, leaves: Sequence[Leaf], extra_calls: int = 0
+    ) -> EvaluationReport:
+        """Assemble leaf results into the report (scores come from ``finalize``)."""
+        reports = assemble_reports(ctx.rubric.criteria, [r for r, _, _ in leaves])
+        return finalize(
+            ctx.rubric,
+            reports,
+            self.policy,
+            judge_calls=sum(c for _, c, _ in leaves) + extra_calls,
+            cached_calls=sum(k for _, _, k in leaves),
+            metadata=self._metadata(),
+        )
+
+    # -- the grader --------------------------------------------------------------
+    async def _grade(self, ctx: GradeContext) -> EvaluationReport:
+        criteria = [self.effective(c) for c in ctx.rubric.leaves()]
+        for i, c in enumerate(criteria):
+            self.method_for(c, i)  # usage errors before any call
+        prefix = self.prefix(ctx)
+        leaves = await gather_all([self.leaf(ctx, prefix, i, c) for i, c in enumerate(criteria)])
+        return self.finish(ctx, leaves)
+
+    def _plan(self, ctx: GradeContext) -> GradePlan:
+        prefix = self.prefix(ctx)
+        calls = tokens = 0
+        system = approx_tokens(self.criterion_system_prompt())
+        for i, leaf in enumerate(ctx.rubric.leaves()):
+            c = self.effective(leaf)
+            if c.method is not ScoringType.LLM:
+                continue
+            req = self.request(ctx, prefix, i, c, None)
+            calls += self.n_judges
+            tokens += self.n_judges * (system + approx_tokens(req.user))
+        return GradePlan(calls, tokens)
+
+
+PerCriterionGrader = CriterionGrader

@@ -1,0 +1,192 @@
+"""One judge call about one criterion, and what came back (an :class:`Outcome`).
+
+A judge failure never becomes a verdict here: it is kept as ``Outcome.error`` and
+the failure policy in ``_combine`` decides what the criterion gets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._errors import JudgeError
+from .._judges._base import Judge, JudgeRequest, JudgeResponse
+from .._model import Criterion, CriterionVerdict
+from .._reports import JudgeVote, OptionSelection, TokenUsage
+
+__all__ = ["Member", "Outcome", "ask", "read_criterion_reply", "shuffle_order"]
+
+
+@dataclass(frozen=True)
+class Member:
+    """A resolved judge with its id and vote weight."""
+
+    id: str
+    weight: float
+    judge: Judge
+
+
+@dataclass
+class Outcome:
+    """What one judge said about one criterion (or why it could not say)."""
+
+    judge_id: str
+    weight: float = 1.0
+    verdict: CriterionVerdict | None = None
+    option: int | None = None
+    reason: str = ""
+    reasoning: str | None = None
+    error: JudgeError | None = None
+    usage: TokenUsage | None = None
+    cost: float | None = None
+    cached: bool = False
+    calls: int = 1
+    shuffle_order: list[int] | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """True when the judge produced a usable answer."""
+        return self.error is None
+
+    def selection(self, criterion: Criterion) -> OptionSelection | None:
+        """Return the chosen option as an :class:`OptionSelection`, or None."""
+        if self.option is None:
+            return None
+        opt = (criterion.options or [])[self.option]
+        return OptionSelection(index=self.option, label=opt.label, value=opt.value, na=opt.na)
+
+    def vote(self, criterion: Criterion) -> JudgeVote:
+        """Return this outcome as a recorded ensemble vote."""
+        return JudgeVote(
+            judge_id=self.judge_id,
+            weight=self.weight,
+            verdict=self.verdict,
+            selection=self.selection(criterion),
+            reason=self.reason,
+            error=str(self.error) if self.error is not None else None,
+        )
+
+
+def shuffle_order(
+    criterion: Criterion, *, seed: int, item_key: str, index: int, judge_id: str
+) -> list[int]:
+    """Return a reproducible option order (position -> original index); N/A stays last."""
+    opts = criterion.options or []
+    scored = [i for i, o in enumerate(opts) if not o.na]
+    tail = [i for i, o in enumerate(opts) if o.na]
+    key = f"{seed}\x00{item_key}\x00{index}\x00{judge_id}".encode("utf-8", "surrogatepass")
+    rng = random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+    rng.shuffle(scored)
+    return scored + tail
+
+
+_VERDICT_KEYS = ("verdict", "criterion_status", "status")
+_OPTION_KEYS = ("option", "selected_option", "choice")
+_REASON_KEYS = ("reason", "explanation")
+
+
+def _first(data: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    return next((data[k] for k in keys if k in data), None)
+
+
+def _parse_error(message: str, data: Any) -> JudgeError:
+    return JudgeError(message, category="parse", raw_text=repr(data)[:500])
+
+
+def read_criterion_reply(
+    criterion: Criterion, data: Any, order: list[int] | None = None
+) -> tuple[CriterionVerdict | None, int | None, str]:
+    """(verdict, original option index, reason) from a reply about ``criterion``.
+
+    Accepts our keys and the ``rubric`` seed's (``criterion_status`` / ``explanation``).
+
+    Raises:
+        JudgeError: category ``parse`` when the reply does not answer the question.
+    """
+    if not isinstance(data, Mapping):
+        raise _parse_error(f"reply is {type(data).__name__}, not an object", data)
+    reason = _first(data, _REASON_KEYS)
+    reason = "" if reason is None else str(reason)
+    if not criterion.is_multi_choice:
+        raw = _first(data, _VERDICT_KEYS)
+        text = str(raw).strip().upper().replace(" ", "_").replace("-", "_") if raw else ""
+        if text not in ("MET", "UNMET", "CANNOT_ASSESS"):
+            raise _parse_error(f"verdict {raw!r} is not MET, UNMET or CANNOT_ASSESS", data)
+        return CriterionVerdict(text), None, reason
+    opts = criterion.options or []
+    raw = _first(data, _OPTION_KEYS)
+    shown = order if order is not None else list(range(len(opts)))
+    number: int | None = None
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        number = raw
+    elif isinstance(raw, float) and raw.is_integer():
+        number = int(raw)
+    elif isinstance(raw, str):
+        text = raw.strip()
+        if text.isdigit():
+            number = int(text)
+        elif text.upper().replace(" ", "_") == "CANNOT_ASSESS":
+            return CriterionVerdict.CANNOT_ASSESS, None, reason
+        else:
+            try:
+                return None, criterion.find_option_by_label(text), reason
+            except ValueError:
+                pass
+    if number is None or not 1 <= number <= len(shown):
+        raise _parse_error(f"option {raw!r} is not a number from 1 to {len(shown)}", data)
+    return None, shown[number - 1], reason
+
+
+async def ask(
+    member: Member,
+    criterion: Criterion,
+    request: JudgeRequest,
+    *,
+    order: list[int] | None = None,
+    limiter: AbstractAsyncContextManager[Any] | None = None,
+) -> Outcome:
+    """Ask ``member`` about ``criterion``; failures come back as ``Outcome.error``."""
+    out = Outcome(judge_id=member.id, weight=member.weight, shuffle_order=order)
+    response = await call(member, request, limiter=limiter, outcome=out)
+    if response is None:
+        return out
+    try:
+        out.verdict, out.option, out.reason = read_criterion_reply(criterion, response.data, order)
+    except JudgeError as e:
+        out.error = e
+    return out
+
+
+async def call(
+    member: Member,
+    request: JudgeRequest,
+    *,
+    limiter: AbstractAsyncContextManager[Any] | None = None,
+    outcome: Outcome,
+) -> JudgeResponse | None:
+    """Call the judge, recording usage, cost and errors on ``outcome``."""
+    try:
+        async with limiter or nullcontext():
+            response = await member.judge.judge(request)
+    except JudgeError as e:
+        outcome.error = e
+        return None
+    except Exception as e:  # a user judge that raised something else: still data
+        outcome.error = JudgeError(f"{type(e).__name__}: {e}", category="unknown")
+        return None
+    outcome.usage = response.usage
+    outcome.cost = response.cost
+    outcome.cached = response.cached
+    outcome.reasoning = response.reasoning
+    outcome.info = {
+        "judge": member.id,
+        "model": response.model,
+        "latency_s": response.latency_s,
+        "attempts": response.attempts,
+    }
+    return response

@@ -1,0 +1,214 @@
+"""``rubricate grade``: input, ordered incremental output, summary, dry run, servers."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rubricate import Criterion, Rubric
+from rubricate._cli._grade_io import Item
+from rubricate._cli.cmd_grade import _grade_all
+from rubricate._cli.main import main
+from rubricate._graders import CriterionGrader
+from rubricate._judges._base import JudgeRequest
+from rubricate._judges._fake import FakeJudge
+
+RUBRIC = """\
+- name: cause
+  weight: 10
+  requirement: Names Rayleigh scattering as the cause
+- name: myth
+  weight: -5
+  requirement: Claims the sky reflects the ocean
+"""
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(RUBRIC, encoding="utf-8")
+    answers = tmp_path / "answers.jsonl"
+    lines = [
+        {"id": "x1", "submission": "Rayleigh scattering.", "query": "Why is the sky blue?"},
+        {"submission": {"thinking": "hmm", "output": "It reflects the ocean."}},
+        {"id": 7, "submission": "Blue light scatters more.", "reference": "Rayleigh..."},
+    ]
+    answers.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n", encoding="utf-8")
+    return rubric, answers
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_grade_writes_one_report_per_line_in_order(
+    files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric, answers = files
+    out = tmp_path / "out.jsonl"
+    assert main(["grade", str(rubric), str(answers), "--judge", "fake", "-o", str(out)]) == 0
+    reports = read_jsonl(out)
+    assert [r["id"] for r in reports] == ["x1", "2", "7"]  # a missing id is the line number
+    assert all(r["score"] == 0.5 and len(r["report"]) == 2 for r in reports)  # MET, MET
+    assert all(r["judge_calls"] == 2 for r in reports)
+    err = capsys.readouterr().err
+    assert "graded 3 items" in err and "judge calls: 6" in err and "errors: 0" in err
+
+
+def test_grade_reads_stdin_and_text(
+    files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric, answers = files
+    monkeypatch.setattr(sys, "stdin", io.StringIO(answers.read_text(encoding="utf-8")))
+    assert main(["grade", str(rubric), "-", "--judge", "fake"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 3
+    assert main(["grade", str(rubric), "--text", "Rayleigh", "--judge", "fake"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["id"] == "1"
+
+
+def test_grade_one_shot_and_holistic(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric, answers = files
+    for grader, calls in (("one-shot", 1), ("holistic", 1)):
+        assert (
+            main(["grade", str(rubric), str(answers), "--judge", "fake", "--grader", grader]) == 0
+        )
+        lines = capsys.readouterr().out.splitlines()
+        assert [json.loads(x)["judge_calls"] for x in lines] == [calls] * 3
+
+
+def test_ensemble_from_the_command_line(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric, answers = files
+    assert main(["grade", str(rubric), str(answers), "--judges", "fake,fake=2", "fake"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    votes = first["report"][0]["votes"]
+    assert [(v["judge_id"], v["weight"]) for v in votes] == [
+        ("fake", 1.0),
+        ("fake#2", 2.0),
+        ("fake#3", 1.0),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"submission": "ok"}\n{not json}\n', "line 2: not valid JSON"),
+        ('{"submission": "ok"}\n\n{"text": "x"}\n', "line 3: missing 'submission'"),
+        ('{"submission": {"answer": "x"}}\n', "line 1: submission has unknown key 'answer'"),
+        ('["a"]\n', "line 1: expected a JSON object"),
+        ('{"submission": "x", "query": 3}\n', "line 1: 'query' is int"),
+    ],
+)
+def test_input_errors_name_the_line(
+    files: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    content: str,
+    message: str,
+) -> None:
+    rubric, _ = files
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(content, encoding="utf-8")
+    assert main(["grade", str(rubric), str(bad), "--judge", "fake"]) == 1
+    err = capsys.readouterr().err
+    assert f"bad.jsonl {message}" in err and err.count("\n") == 1
+
+
+def test_usage_errors(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    rubric, answers = files
+    assert main(["grade", str(rubric), "--judge", "fake"]) == 1
+    assert main(["grade", str(rubric), str(answers), "--text", "x"]) == 1
+    assert main(["grade", str(rubric), str(answers), "--judge", "fake", "--judges", "fake"]) == 1
+    assert main(["grade", "missing.yaml", str(answers)]) == 1
+    assert "not found" in capsys.readouterr().err
+
+
+def test_dry_run_calls_nothing(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric, answers = files
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        args = ["grade", str(rubric), str(answers), "--judge", "openai/test-model"]
+        assert main([*args, "--base-url", url, "--dry-run"]) == 0
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody connected
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "6 judge calls" in captured.err and "about unknown" in captured.err
+    assert main(["grade", str(rubric), str(answers), "--judge", "fake", "--dry-run"]) == 0
+    assert "$0.0000" in capsys.readouterr().err
+
+
+async def test_results_are_written_in_order_as_soon_as_possible() -> None:
+    """Item 2 can only finish after item 0's line was written: the writer must not wait."""
+    first_line = asyncio.Event()
+
+    class Recorder(io.StringIO):
+        def write(self, s: str) -> int:
+            first_line.set()
+            return super().write(s)
+
+    async def reply(req: JudgeRequest) -> dict[str, str]:
+        if req.tags["item"] == "2":
+            await first_line.wait()
+        return {"reason": "", "verdict": "MET"}
+
+    class Waiting(FakeJudge):
+        async def judge(self, request: JudgeRequest) -> Any:
+            await reply(request)
+            return await super().judge(request)
+
+    rubric = Rubric([Criterion(requirement="r")])
+    items = [Item(line=i, id=str(i), submission="x", query=None, reference=None) for i in range(4)]
+    out = Recorder()
+    grader = CriterionGrader(Waiting())
+    reports = await asyncio.wait_for(_grade_all(rubric, grader, items, out, 4), timeout=30)
+    assert [json.loads(x)["id"] for x in out.getvalue().splitlines()] == ["0", "1", "2", "3"]
+    assert [r.id for r in reports] == ["0", "1", "2", "3"]
+
+
+def test_grade_against_the_chat_server(
+    files: tuple[Path, Path], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    try:
+        server = request.getfixturevalue("chat_server")
+    except pytest.FixtureLookupError:
+        pytest.skip("the chat_server fixture is not available yet")
+    rubric, answers = files
+    out = tmp_path / "out.jsonl"
+    args = ["grade", str(rubric), str(answers), "--judge", "openai/test", "-o", str(out)]
+    assert main([*args, "--base-url", server.base_url]) == 0
+    reports = read_jsonl(out)
+    assert [r["id"] for r in reports] == ["x1", "2", "7"]
+    assert all(r["judge_calls"] == 2 for r in reports)
+
+
+def test_progress_bar_draws_only_on_a_terminal() -> None:
+    from rubricate._cli._grade_io import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, plain = Tty(), io.StringIO()
+    for stream in (tty, plain):
+        bar = Progress(2, stream)
+        bar.step()
+        bar.step()
+    assert "2/2" in tty.getvalue() and tty.getvalue().endswith("\n")
+    assert plain.getvalue() == ""

@@ -1,0 +1,174 @@
+"""The failure policy: recorded errors, CANNOT_ASSESS, fallback verdicts, raise, score None."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rubricate import ConfigError, Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric
+from rubricate._graders import CriterionGrader
+from rubricate._judges._fake import FakeJudge
+
+MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
+
+
+@pytest.fixture
+def rubric() -> Rubric:
+    return Rubric(
+        [
+            Criterion(name="ok", weight=10, requirement="Answers the question"),
+            Criterion(name="pos", weight=10, requirement="Cites a source"),
+            Criterion(name="neg", weight=-10, requirement="Contains a factual error"),
+        ]
+    )
+
+
+def failing(
+    broken: set[int], *, error: BaseException | None = None, reply: Any = None
+) -> FakeJudge:
+    """MET on criteria not in ``broken``; the error (or bad reply) on the others."""
+
+    def answer(req: Any) -> Any:
+        if req.tags["criterion"] in broken:
+            if reply is not None:
+                return reply
+            return error or JudgeError("took too long", category="timeout")
+        return {"reason": "yes", "verdict": "MET"}
+
+    return FakeJudge(default=answer, tokens_per_call=3)
+
+
+async def test_a_failure_is_recorded_with_its_category(rubric: Rubric) -> None:
+    report = await CriterionGrader(failing({1})).grade(rubric, "x")
+    bad = (report.report or [])[1]
+    assert bad.error == "timeout: took too long" and bad.error_category == "timeout"
+    assert bad.verdict is CA and bad.is_error
+    assert report.error_count == 1 and report.error is None
+    # CANNOT_ASSESS under the default 'skip': the failed criterion is left out
+    assert report.score == pytest.approx(rubric.compute_score(["MET", "CANNOT_ASSESS", "MET"]))
+    assert report.cannot_assess_count == 1
+
+
+@pytest.mark.parametrize("strategy", ["skip", "zero", "partial", "fail"])
+async def test_cannot_assess_strategy_decides_what_a_failure_is_worth(
+    rubric: Rubric, strategy: str
+) -> None:
+    report = await CriterionGrader(failing({1}), cannot_assess=strategy).grade(rubric, "x")
+    expected = rubric.compute_score(
+        ["MET", "CANNOT_ASSESS", "MET"], cannot_assess_strategy=strategy
+    )
+    assert report.score == pytest.approx(expected)
+
+
+async def test_fallback_verdicts_change_the_score(rubric: Rubric) -> None:
+    scores = {}
+    for name, fallback in {
+        "none": None,
+        "optimistic": {"positive": "MET", "negative": "UNMET"},
+        "worst": {"positive": "UNMET", "negative": "MET"},
+    }.items():
+        grader = CriterionGrader(
+            failing({1, 2}), default_fallback_verdicts=fallback, cannot_assess="partial"
+        )
+        report = await grader.grade(rubric, "x")
+        assert report.error_count == 2
+        assert all(r.error for r in (report.report or [])[1:])
+        scores[name] = report.score
+    assert scores["optimistic"] == pytest.approx(rubric.compute_score(["MET", "MET", "UNMET"]))
+    assert scores["worst"] == pytest.approx(rubric.compute_score(["MET", "UNMET", "MET"]))
+    partial = rubric.compute_score(
+        ["MET", "CANNOT_ASSESS", "CANNOT_ASSESS"], cannot_assess_strategy="partial"
+    )
+    assert scores["none"] == pytest.approx(partial)
+    assert len(set(scores.values())) == 3
+
+
+async def test_fallback_on_multi_choice_picks_the_worst_or_best_option() -> None:
+    levels = [
+        CriterionOption(label=x, value=v) for x, v in (("low", 0.0), ("mid", 0.5), ("hi", 1.0))
+    ]
+    rubric = Rubric(
+        [
+            Criterion(name="fine", weight=1, requirement="ok"),
+            Criterion(name="plus", weight=5, requirement="quality", options=levels),
+            Criterion(name="minus", weight=-5, requirement="severity", options=levels),
+        ]
+    )
+    worst = {"positive": "UNMET", "negative": "MET"}
+    report = await CriterionGrader(failing({1, 2}), default_fallback_verdicts=worst).grade(
+        rubric, "x"
+    )
+    _, plus, minus = report.report or []
+    assert plus.selection is not None and plus.selection.label == "low"
+    assert minus.selection is not None and minus.selection.label == "hi"
+    best = {"positive": "MET", "negative": "UNMET"}
+    report = await CriterionGrader(failing({1, 2}), default_fallback_verdicts=best).grade(
+        rubric, "x"
+    )
+    _, plus, minus = report.report or []
+    assert plus.selection is not None and plus.selection.label == "hi"
+    assert minus.selection is not None and minus.selection.label == "low"
+
+
+def test_fallback_verdicts_are_checked() -> None:
+    with pytest.raises(ConfigError, match="'positive' and 'negative'"):
+        CriterionGrader("fake", default_fallback_verdicts={"positive": "MET"})
+    with pytest.raises(ConfigError, match="'MAYBE'"):
+        CriterionGrader("fake", default_fallback_verdicts={"positive": "MAYBE", "negative": "MET"})
+    with pytest.raises(ConfigError, match="on_error"):
+        CriterionGrader("fake", on_error="ignore")
+
+
+async def test_on_error_raise_raises_the_judge_error(rubric: Rubric) -> None:
+    with pytest.raises(JudgeError, match="took too long") as info:
+        await CriterionGrader(failing({2}), on_error="raise").grade(rubric, "x")
+    assert info.value.category == "timeout"
+
+
+async def test_nothing_graded_means_score_none(rubric: Rubric) -> None:
+    report = await CriterionGrader(failing({0, 1, 2})).grade(rubric, "x")
+    assert report.score is None and report.error_count == 3
+    assert report.error is not None and "timeout" in report.error
+    # fallback verdicts do not invent a score when nothing was graded
+    worst = {"positive": "UNMET", "negative": "MET"}
+    report = await CriterionGrader(failing({0, 1, 2}), default_fallback_verdicts=worst).grade(
+        rubric, "x"
+    )
+    assert report.score is None
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"reason": "hmm", "verdict": "MAYBE"},
+        {"reason": "no verdict at all"},
+        "I think it is fine.",
+    ],
+)
+async def test_unusable_replies_are_parse_errors(rubric: Rubric, reply: Any) -> None:
+    report = await CriterionGrader(failing({1}, reply=reply)).grade(rubric, "x")
+    bad = (report.report or [])[1]
+    assert bad.error_category == "parse" and bad.verdict is CA
+
+
+async def test_a_parse_error_keeps_the_usage_it_cost(rubric: Rubric) -> None:
+    reply = {"reason": "hmm", "verdict": "MAYBE"}
+    report = await CriterionGrader(failing({1}, reply=reply)).grade(rubric, "x")
+    assert report.token_usage is not None and report.token_usage.prompt_tokens == 9
+    assert report.judge_calls == 3
+
+
+async def test_a_user_judge_raising_anything_is_recorded(rubric: Rubric) -> None:
+    report = await CriterionGrader(failing({0}, error=RuntimeError("boom"))).grade(rubric, "x")
+    bad = (report.report or [])[0]
+    assert bad.error_category == "unknown" and bad.error is not None and "boom" in bad.error
+    # an unknown price stays unknown: the failed call's cost is not a silent 0
+    assert report.completion_cost is None
+
+
+async def test_seed_reply_keys_are_understood(rubric: Rubric) -> None:
+    judge = FakeJudge(default={"criterion_status": "UNMET", "explanation": "not there"})
+    report = await CriterionGrader(judge).grade(rubric, "x")
+    first = (report.report or [])[0]
+    assert first.verdict is UNMET and first.reason == "not there"
