@@ -1,0 +1,221 @@
+"""OpenRubricRL rubrics: read (with the schema's checks) into the rubric model.
+
+Checked as OpenRubricRL checks them: ``name``, ``version`` (semver), ``scale``
+and ``criteria`` are required; ``domain`` is one of the five domains; each
+criterion has ``name``, ``description`` and a ``weight`` in [0, 1]; the weights
+sum to 1.0 (within 1e-6); examples carry ``input``, ``output``, ``score`` and
+``explanation``; hybrid metrics have a known ``type`` and a weight in [0, 1].
+Subcriteria carry no weights and count equally. Every problem is reported, not
+just the first.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .._errors import Problem
+from ._paths import PathMap, join, show, split_known
+
+__all__ = ["DOMAINS", "METRIC_TYPES", "WEIGHT_TOLERANCE", "from_openrubricrl"]
+
+DOMAINS = ("code", "dialogue", "creative_writing", "reasoning", "general")
+METRIC_TYPES = ("bleu", "rouge", "accuracy", "perplexity", "custom")
+WEIGHT_TOLERANCE = 1e-6
+_TOP = (
+    "name",
+    "version",
+    "description",
+    "domain",
+    "scale",
+    "criteria",
+    "hybrid_metrics",
+    "metadata",
+)
+_CRITERION = ("name", "description", "weight", "examples", "subcriteria")
+_EXAMPLE = ("input", "output", "score", "explanation")
+_METRIC = ("name", "type", "weight", "config")
+_CRITERION_RENAMES = {"requirement": "description"}
+
+
+def _require(raw: dict[str, Any], keys: tuple[str, ...], path: str, out: list[Problem]) -> None:
+    for key in keys:
+        if key not in raw:
+            out.append(Problem(join(path, key), f"required key {key!r} is missing; add it"))
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _fraction(value: Any, path: str, what: str, out: list[Problem]) -> None:
+    if _number(value) and not 0.0 <= value <= 1.0:
+        out.append(
+            Problem(path, f"{what} {value!r} is outside [0, 1]; OpenRubricRL weights are fractions")
+        )
+
+
+def _examples(raw: Any, path: str, out: list[Problem]) -> None:
+    if not isinstance(raw, dict):
+        return  # pydantic reports the wrong type
+    for level, items in raw.items():
+        if not isinstance(items, list):
+            continue
+        for j, ex in enumerate(items):
+            if isinstance(ex, dict):
+                _require(ex, _EXAMPLE, join(path, str(level), j), out)
+                split_known(ex, _EXAMPLE, join(path, str(level), j), out, what="example")
+
+
+def _node(raw: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    node = {k: raw[k] for k in keys if raw.get(k) is not None}
+    if "description" in raw:
+        node["requirement"] = raw["description"]
+    return node
+
+
+def _subcriteria(
+    raw: Any, path: str, loc: tuple[str | int, ...], paths: PathMap, out: list[Problem]
+) -> Any:
+    if not isinstance(raw, list):
+        return raw
+    subs: list[Any] = []
+    for j, sub in enumerate(raw):
+        here = join(path, j)
+        if not isinstance(sub, dict):
+            subs.append(sub)
+            continue
+        _require(sub, ("name", "description"), here, out)
+        extras = split_known(sub, ("name", "description"), here, out, what="subcriterion")
+        node = _node(sub, ("name",))
+        if extras:
+            node["metadata"] = extras
+        paths.add((*loc, j), here, _CRITERION_RENAMES)
+        subs.append(node)
+    return subs
+
+
+def _criteria(raw: Any, base: str, paths: PathMap, out: list[Problem]) -> Any:
+    path = join(base, "criteria")
+    if not isinstance(raw, list):
+        return raw
+    result: list[Any] = []
+    for i, crit in enumerate(raw):
+        here = join(path, i)
+        if not isinstance(crit, dict):
+            result.append(crit)
+            continue
+        paths.add(("criteria", i), here, _CRITERION_RENAMES)
+        _require(crit, ("name", "description", "weight"), here, out)
+        extras = split_known(crit, _CRITERION, here, out, what="criterion")
+        _fraction(crit.get("weight"), join(here, "weight"), "weight", out)
+        node = _node(crit, ("name", "weight", "examples"))
+        if "examples" in crit:
+            _examples(crit["examples"], join(here, "examples"), out)
+        if crit.get("subcriteria") is not None:
+            node["subcriteria"] = _subcriteria(
+                crit["subcriteria"],
+                join(here, "subcriteria"),
+                ("criteria", i, "subcriteria"),
+                paths,
+                out,
+            )
+        if extras:
+            node["metadata"] = extras
+        result.append(node)
+    weights: list[Any] = [c.get("weight") for c in raw if isinstance(c, dict)]
+    if weights and all(_number(w) for w in weights):
+        total = math.fsum(weights)
+        if abs(total - 1.0) > WEIGHT_TOLERANCE:
+            out.append(
+                Problem(
+                    path,
+                    f"criterion weights sum to {total:g}, not 1.0; OpenRubricRL weights must add "
+                    "up to 1 (divide each weight by their sum)",
+                )
+            )
+    _qualify_duplicate_subcriteria(result)
+    return result
+
+
+def _qualify_duplicate_subcriteria(criteria: list[Any]) -> None:
+    """Give a subcriterion the id ``parent.name`` when its name is used elsewhere too.
+
+    OpenRubricRL scopes subcriterion names to their parent; our keys are global.
+    """
+    names: dict[str, int] = {}
+    for c in criteria:
+        if isinstance(c, dict):
+            for node in [c, *(s for s in c.get("subcriteria") or [] if isinstance(s, dict))]:
+                if isinstance(node.get("name"), str):
+                    names[node["name"]] = names.get(node["name"], 0) + 1
+    for c in criteria:
+        if not isinstance(c, dict) or not isinstance(c.get("subcriteria"), list):
+            continue
+        for s in c["subcriteria"]:
+            if isinstance(s, dict) and names.get(s.get("name"), 0) > 1:  # type: ignore[arg-type]
+                s["id"] = f"{c.get('name')}.{s['name']}"
+
+
+def _metrics(raw: Any, base: str, out: list[Problem]) -> Any:
+    if not isinstance(raw, list):
+        return raw
+    for i, m in enumerate(raw):
+        here = join(base, "hybrid_metrics", i)
+        if not isinstance(m, dict):
+            continue
+        _require(m, ("name", "type", "weight"), here, out)
+        split_known(m, _METRIC, here, out, what="hybrid metric")
+        if "type" in m and m["type"] not in METRIC_TYPES:
+            out.append(
+                Problem(
+                    join(here, "type"),
+                    f"{show(m['type'])} is not an OpenRubricRL metric type; use one of "
+                    + ", ".join(repr(t) for t in METRIC_TYPES),
+                )
+            )
+        _fraction(m.get("weight"), join(here, "weight"), "weight", out)
+    return [
+        {k: v for k, v in m.items() if k in _METRIC and v is not None} if isinstance(m, dict) else m
+        for m in raw
+    ]
+
+
+def from_openrubricrl(data: Any, base: str = "") -> tuple[dict[str, Any], PathMap, list[Problem]]:
+    """Native-shaped data from an OpenRubricRL rubric, its path map and problems."""
+    paths = PathMap(base)
+    out: list[Problem] = []
+    if not isinstance(data, dict):
+        out.append(Problem(base, f"an OpenRubricRL rubric is a mapping, got {show(data)}"))
+        return {"criteria": []}, paths, out
+    _require(data, ("name", "version", "scale", "criteria"), base, out)
+    extras = split_known(data, _TOP, base, out, what="rubric")
+    body: dict[str, Any] = {}
+    for key in ("name", "version", "description"):
+        if data.get(key) is not None:
+            body[key] = data[key]
+    domain = data.get("domain")
+    if domain is not None:
+        body["domain"] = domain
+        if domain not in DOMAINS:
+            out.append(
+                Problem(
+                    join(base, "domain"),
+                    f"{show(domain)} is not an OpenRubricRL domain; use one of "
+                    + ", ".join(repr(d) for d in DOMAINS),
+                )
+            )
+    scale = data.get("scale")
+    if isinstance(scale, dict):
+        _require(scale, ("min", "max"), join(base, "scale"), out)
+    if scale is not None:
+        body["scale"] = scale
+    body["criteria"] = _criteria(data.get("criteria", []), base, paths, out)
+    if data.get("hybrid_metrics") is not None:
+        body["hybrid_metrics"] = _metrics(data["hybrid_metrics"], base, out)
+    meta = data.get("metadata")
+    if meta is not None:
+        body["metadata"] = {**meta, **extras} if isinstance(meta, dict) else meta
+    elif extras:
+        body["metadata"] = extras
+    return body, paths, out
