@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -50,7 +50,7 @@ SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
 _STRICT = ConfigDict(extra="forbid", populate_by_name=True)
 
 
-class CriterionVerdict(str, Enum):
+class CriterionVerdict(StrEnum):
     """The verdict on a binary criterion."""
 
     MET = "MET"
@@ -58,7 +58,7 @@ class CriterionVerdict(str, Enum):
     CANNOT_ASSESS = "CANNOT_ASSESS"
 
 
-class ScoringType(str, Enum):
+class ScoringType(StrEnum):
     """How a criterion is decided. ``llm`` is the default."""
 
     LLM = "llm"
