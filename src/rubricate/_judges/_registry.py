@@ -58,10 +58,13 @@ def get_judge(spec: Any, config: JudgeConfig | None = None, **options: Any) -> J
             raise ConfigError(f"unknown judge option: {e}") from None
     if isinstance(spec, Judge):
         return spec
+    from ._reliable import make_reliable
+
     if callable(spec):
         from ._callable import CallableJudge
 
-        return CallableJudge(spec, cfg)
+        judge = CallableJudge(spec, cfg)
+        return make_reliable(judge, cfg, "callable", judge.name.partition("/")[2])
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"judge spec {spec!r} is not a string, Judge or callable")
     _load_builtins()
@@ -75,4 +78,4 @@ def get_judge(spec: Any, config: JudgeConfig | None = None, **options: Any) -> J
             + ", ".join(repr(p) for p in sorted(_FACTORIES))
             + hint
         )
-    return factory(model, cfg)
+    return make_reliable(factory(model, cfg), cfg, prefix, model)

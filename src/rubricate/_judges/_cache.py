@@ -1,0 +1,171 @@
+"""The response cache: a local SQLite file of judge answers keyed by a hash.
+
+The key hashes everything that determines an answer (backend, model, base URL,
+prompts, schema, sampling and extra parameters) and nothing secret: API keys and
+headers never enter the key or the file. The default file is
+``~/.cache/rubricate/judge-cache.sqlite3``; ``RUBRICATE_CACHE_DIR`` moves it and
+``JudgeConfig.cache`` names another file or turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+
+__all__ = ["CACHE_ENV", "ResponseCache", "cache_key", "default_cache_path", "open_cache"]
+
+CACHE_ENV = "RUBRICATE_CACHE_DIR"
+_FILE = "judge-cache.sqlite3"
+
+# Ordered; each runs once per file and is recorded in ``migrations``.
+_MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "001_responses",
+        """
+        CREATE TABLE responses (
+            key TEXT PRIMARY KEY,
+            judge TEXT NOT NULL,
+            model TEXT NOT NULL,
+            data TEXT NOT NULL,
+            raw_text TEXT NOT NULL,
+            reasoning TEXT,
+            usage TEXT,
+            created_at REAL NOT NULL
+        )
+        """,
+    ),
+]
+
+
+def default_cache_path() -> Path:
+    """``$RUBRICATE_CACHE_DIR/judge-cache.sqlite3``, else under ``~/.cache/rubricate``."""
+    root = os.environ.get(CACHE_ENV)
+    base = Path(root).expanduser() if root else Path.home() / ".cache" / "rubricate"
+    return base / _FILE
+
+
+def cache_key(parts: Mapping[str, Any]) -> str:
+    """A stable sha256 of ``parts`` (canonical JSON: sorted keys, no whitespace)."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """One SQLite file of cached answers; safe to share between threads and processes."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path).expanduser()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._migrate()
+        except (OSError, sqlite3.Error) as e:
+            raise ConfigError(
+                f"cannot open the judge cache {str(self.path)!r}: {e}; set {CACHE_ENV} to a "
+                "writable directory, pass cache='<file>', or turn the cache off with cache=False"
+            ) from None
+        self._lock = threading.Lock()
+
+    def _migrate(self) -> None:
+        conn = self._conn
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL)"
+        )
+        done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+        for name, sql in _MIGRATIONS:
+            if name in done:
+                continue
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                again = conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,))
+                if again.fetchone() is None:  # another process may have won the race
+                    conn.execute(sql)
+                    conn.execute("INSERT INTO migrations VALUES (?, ?)", (name, time.time()))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record for ``key`` (``data``, ``raw_text``, ``usage`` ...), or None."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT judge, model, data, raw_text, reasoning, usage FROM responses"
+                " WHERE key = ?",
+                (key,),
+            ).fetchone()
+        if row is None:
+            return None
+        judge, model, data, raw_text, reasoning, usage = row
+        return {
+            "judge": judge,
+            "model": model,
+            "data": json.loads(data),
+            "raw_text": raw_text,
+            "reasoning": reasoning,
+            "usage": json.loads(usage) if usage else None,
+        }
+
+    def put(
+        self,
+        key: str,
+        *,
+        judge: str,
+        model: str,
+        data: Mapping[str, Any],
+        raw_text: str,
+        reasoning: str | None,
+        usage: Mapping[str, Any] | None,
+    ) -> None:
+        """Store an answer under ``key`` (replacing any older one)."""
+        row = (
+            key,
+            judge,
+            model,
+            json.dumps(data, ensure_ascii=False),
+            raw_text,
+            reasoning,
+            json.dumps(usage) if usage is not None else None,
+            time.time(),
+        )
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?,?)", row)
+
+    def __len__(self) -> int:
+        with self._lock:
+            (n,) = self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+        return int(n)
+
+    def close(self) -> None:
+        """Close the file."""
+        with self._lock:
+            self._conn.close()
+
+
+_OPEN: dict[Path, ResponseCache] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def open_cache(setting: bool | str | os.PathLike[str]) -> ResponseCache | None:
+    """The cache for a ``JudgeConfig.cache`` setting: True (default file), a path, or False."""
+    if setting is False:
+        return None
+    path = default_cache_path() if setting is True else Path(setting).expanduser()
+    path = path.resolve()
+    with _OPEN_LOCK:
+        cache = _OPEN.get(path)
+        if cache is None or not cache.path.exists():
+            cache = _OPEN[path] = ResponseCache(path)
+    return cache

@@ -1,0 +1,305 @@
+"""``openai/<model>``: any OpenAI-compatible chat-completions server, via the official SDK.
+
+The base URL comes from the config or ``OPENAI_BASE_URL`` (vLLM, Ollama, the
+llama.cpp server, OpenRouter ...), the key from the config or ``OPENAI_API_KEY``;
+a server at an explicit base URL may need no key. Structured output uses
+``response_format`` ``json_schema``; a server that rejects it (llama.cpp's does)
+gets ``json_object`` plus the schema instead, and is remembered so later calls go
+straight there. One call is one attempt (the SDK's own retries are off): the
+reliability layer owns retries, limits and the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import os
+import re
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+from urllib.parse import urlparse
+
+import openai
+
+from .._errors import ConfigError, JudgeError, JudgeErrorCategory
+from .._reports import TokenUsage
+from ._base import JudgeConfig, JudgeRequest, JudgeResponse
+from ._parse import parse_json_reply
+from ._reliable import Provider
+
+__all__ = ["OpenAIJudge", "is_loopback"]
+
+_NO_KEY = "no-key-needed"
+_JSON_OBJECT_ONLY: set[str] = set()  # base URLs that rejected json_schema
+_JSON_OBJECT_LOCK = threading.Lock()  # also guards _CLIENTS
+_THINK = re.compile(r"^\s*<think>(.*?)</think>\s*", re.DOTALL)
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` points at this machine (``localhost``, 127.x, ``::1``)."""
+    host = urlparse(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _strict_ok(schema: Any) -> bool:
+    """Whether OpenAI's strict mode accepts ``schema`` (closed objects, all keys required)."""
+    if isinstance(schema, Mapping):
+        if schema.get("type") == "object" or "properties" in schema:
+            props = schema.get("properties", {})
+            if schema.get("additionalProperties") is not False:
+                return False
+            if set(schema.get("required", [])) != set(props):
+                return False
+        return all(_strict_ok(v) for v in schema.values())
+    if isinstance(schema, list):
+        return all(_strict_ok(v) for v in schema)
+    return True
+
+
+def _category(error: Exception) -> JudgeErrorCategory:
+    if isinstance(error, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(error, openai.APIConnectionError):
+        return "connection"
+    if isinstance(error, openai.RateLimitError):
+        return "rate_limit"
+    if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+        return "auth"
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        if status == 408:
+            return "timeout"
+        if status == 429:
+            return "rate_limit"
+        if status >= 500 or status == 409:
+            return "server"
+        return "bad_request"
+    if isinstance(error, openai.APIResponseValidationError | ValueError):
+        return "parse"  # the HTTP body itself was not the JSON the protocol promises
+    return "unknown"
+
+
+def _rejects_json_schema(error: Exception) -> bool:
+    if not isinstance(error, openai.BadRequestError | openai.UnprocessableEntityError):
+        return False
+    text = str(error).lower()
+    return "json_schema" in text or "response_format" in text
+
+
+_ClientKey = tuple[str | None, str, float]
+# Per event loop, one client per (base URL, key, timeout), shared by judges and held
+# as long as the loop lives: a client dropped with its judge would be finalized by
+# a task that a closing loop cancels, leaking its sockets.
+_CLIENTS: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[_ClientKey, tuple[openai.AsyncOpenAI, AsyncIterator[None]]]
+] = weakref.WeakKeyDictionary()
+
+
+async def _closer(client: openai.AsyncOpenAI) -> AsyncIterator[None]:
+    # asyncio.run() finalizes async generators before closing its loop, so the
+    # client's connections are closed on the loop that opened them.
+    try:
+        yield
+    finally:
+        await client.close()
+
+
+class OpenAIJudge:
+    """One model behind an OpenAI-compatible chat-completions endpoint."""
+
+    def __init__(
+        self, model: str, config: JudgeConfig, *, client: openai.AsyncOpenAI | None = None
+    ) -> None:
+        if not model:
+            raise ConfigError("judge spec 'openai/' names no model; use e.g. 'openai/gpt-4.1-mini'")
+        self.model = model
+        self.config = config
+        env_url = os.environ.get("OPENAI_BASE_URL") or None
+        self.base_url: str | None = config.base_url or env_url
+        key = config.api_key or os.environ.get("OPENAI_API_KEY")
+        if not key and client is None:
+            if self.base_url is None:
+                raise ConfigError(
+                    f"judge 'openai/{model}' needs an API key: set OPENAI_API_KEY or pass "
+                    "api_key=...; for a local server pass base_url=... (no key needed)"
+                )
+            key = _NO_KEY
+        self._api_key = key or _NO_KEY
+        self._fixed = client
+
+    def __repr__(self) -> str:
+        return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r})"
+
+    @property
+    def name(self) -> str:
+        """``openai/<model>``."""
+        return f"openai/{self.model}"
+
+    @property
+    def provider(self) -> Provider:
+        """Limits key, cache identity and price row of this endpoint."""
+        url = self.base_url
+        official = url is None or urlparse(url).hostname == "api.openai.com"
+        return Provider(
+            backend="openai",
+            model=self.model,
+            key=f"openai|{url or 'https://api.openai.com/v1'}",
+            identity={"base_url": url},
+            price_provider="openai" if official else None,
+            price_url=None if official else url,
+        )
+
+    async def client(self) -> openai.AsyncOpenAI:
+        """The SDK client for the running event loop (one per loop, closed with it)."""
+        if self._fixed is not None:
+            return self._fixed
+        loop = asyncio.get_running_loop()
+        with _JSON_OBJECT_LOCK:
+            clients = _CLIENTS.setdefault(loop, {})
+        key = (self.base_url, self._api_key, self.config.timeout_s)
+        got = clients.get(key)
+        if got is None:
+            client = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=self.config.timeout_s,
+            )
+            closer = _closer(client)
+            await closer.__anext__()
+            got = clients[key] = (client, closer)
+        return got[0]
+
+    def _params(self, request: JudgeRequest, json_schema: bool) -> dict[str, Any]:
+        cfg = self.config
+        fmt: dict[str, Any]
+        if json_schema:
+            spec = {
+                "name": request.schema_name,
+                "schema": dict(request.schema),
+                "strict": _strict_ok(request.schema),
+            }
+            fmt = {"type": "json_schema", "json_schema": spec}
+        else:
+            fmt = {"type": "json_object", "schema": dict(request.schema)}
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": request.system},
+                {"role": "user", "content": request.user},
+            ],
+            "response_format": fmt,
+            "timeout": cfg.timeout_s,
+        }
+        temperature = request.temperature if request.temperature is not None else cfg.temperature
+        if temperature is not None:
+            params["temperature"] = temperature
+        seed = request.seed if request.seed is not None else cfg.seed
+        if seed is not None:
+            params["seed"] = seed
+        max_tokens = request.max_tokens if request.max_tokens is not None else cfg.max_tokens
+        if max_tokens is not None:
+            # api.openai.com's reasoning models refuse max_tokens; other servers know only it
+            field = "max_completion_tokens" if self.base_url is None else "max_tokens"
+            params[field] = max_tokens
+        body = dict(cfg.extra_params)
+        if cfg.reasoning:
+            rest = dict(cfg.reasoning)
+            effort = rest.pop("effort", None) or rest.pop("reasoning_effort", None)
+            if effort is not None:
+                params["reasoning_effort"] = effort
+            if rest:
+                body["reasoning"] = rest
+        if body:
+            params["extra_body"] = body
+        if cfg.extra_headers:
+            params["extra_headers"] = dict(cfg.extra_headers)
+        return params
+
+    async def judge(self, request: JudgeRequest) -> JudgeResponse:
+        """One chat-completions call; the reply parsed into an object.
+
+        Raises:
+            JudgeError: with the category of the failure (one attempt, no retries).
+        """
+        start = time.perf_counter()
+        client = await self.client()
+        url_key = self.base_url or "default"
+        json_schema = url_key not in _JSON_OBJECT_ONLY
+        while True:
+            try:
+                completion = await client.chat.completions.create(
+                    **self._params(request, json_schema)
+                )
+                break
+            except Exception as e:  # the SDK's errors, mapped onto ours
+                if json_schema and _rejects_json_schema(e):
+                    with _JSON_OBJECT_LOCK:
+                        _JSON_OBJECT_ONLY.add(url_key)
+                    json_schema = False
+                    continue
+                message = getattr(e, "message", None) or str(e) or type(e).__name__
+                raise JudgeError(message, category=_category(e)) from e
+        return self._read(completion, time.perf_counter() - start)
+
+    def _read(self, completion: Any, latency: float) -> JudgeResponse:
+        if not completion.choices:
+            raise JudgeError("the server returned no choices", category="server")
+        choice = completion.choices[0]
+        message = choice.message
+        if getattr(message, "refusal", None):
+            raise JudgeError(f"the model refused: {message.refusal}", category="refusal")
+        text = message.content or ""
+        extra = message.model_extra or {}
+        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+        think = _THINK.match(text)
+        if think is not None:
+            reasoning = reasoning or think.group(1).strip()
+            text = text[think.end() :]
+        if not text and choice.finish_reason == "content_filter":
+            raise JudgeError("the reply was withheld by a content filter", category="refusal")
+        try:
+            data = parse_json_reply(text)
+        except ValueError as e:
+            why = str(e)
+            if choice.finish_reason == "length":
+                why += " (cut off by max_tokens)"
+            raise JudgeError(why, category="parse", raw_text=text) from None
+        return JudgeResponse(
+            data=data,
+            raw_text=text,
+            usage=_usage(completion.usage),
+            latency_s=latency,
+            reasoning=reasoning if isinstance(reasoning, str) else _as_text(reasoning),
+            model=completion.model or self.model,
+        )
+
+
+def _usage(usage: Any) -> TokenUsage | None:
+    if usage is None:
+        return None
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or 0
+    prompt = usage.prompt_tokens or 0
+    completion = usage.completion_tokens or 0
+    return TokenUsage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=usage.total_tokens or prompt + completion,
+        cache_read_input_tokens=cached,
+    )
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return json.dumps(value, ensure_ascii=False)

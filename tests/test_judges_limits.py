@@ -1,0 +1,160 @@
+"""Concurrency and rate limits per provider, counted at the server and with a fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from chat_server import ChatServer, Reply
+from judge_helpers import openai_judge, request, waits
+from rubricate._judges._limits import Gate, TokenBucket, limits_for
+
+
+async def _burst(server: ChatServer, n: int, **options: object) -> None:
+    judge = openai_judge(server, **options)
+    await asyncio.gather(*(judge.judge(request(f"q{i}")) for i in range(n)))
+
+
+async def test_concurrency_limit_holds_at_the_server(chat_server: ChatServer) -> None:
+    chat_server.handler = lambda body: Reply.json({"verdict": "MET", "reason": ""}, delay=0.05)
+    await _burst(chat_server, 12, concurrency=3)
+    assert len(chat_server.chat_requests) == 12
+    assert 1 <= chat_server.max_in_flight <= 3
+
+
+async def test_without_a_limit_the_same_burst_overlaps_more(chat_server: ChatServer) -> None:
+    chat_server.handler = lambda body: Reply.json({"verdict": "MET", "reason": ""}, delay=0.3)
+    await _burst(chat_server, 12, concurrency=12)
+    assert chat_server.max_in_flight > 3  # so the test above can fail
+
+
+async def test_limit_is_shared_by_all_judges_of_a_provider(chat_server: ChatServer) -> None:
+    chat_server.handler = lambda body: Reply.json({"verdict": "MET", "reason": ""}, delay=0.05)
+    one = openai_judge(chat_server, "model-a", concurrency=2)
+    two = openai_judge(chat_server, "model-b")  # same base URL: same provider limits
+    calls = [j.judge(request(f"q{i}")) for i in range(6) for j in (one, two)]
+    await asyncio.gather(*calls)
+    assert len(chat_server.chat_requests) == 12
+    assert chat_server.max_in_flight <= 2
+
+
+async def test_requests_per_minute_make_calls_wait(chat_server: ChatServer) -> None:
+    judge = openai_judge(chat_server, requests_per_minute=600)  # 10/s, burst of 10
+    await asyncio.gather(*(judge.judge(request(f"q{i}")) for i in range(13)))
+    assert len(chat_server.chat_requests) == 13
+    assert len(waits(judge)) >= 3  # the three past the burst had to wait for tokens
+    assert all(w > 0 for w in waits(judge))
+
+
+async def test_without_rate_limits_nothing_waits(chat_server: ChatServer) -> None:
+    judge = openai_judge(chat_server)
+    await asyncio.gather(*(judge.judge(request(f"q{i}")) for i in range(13)))
+    assert waits(judge) == []
+
+
+async def test_tokens_per_minute_count_prompt_size(chat_server: ChatServer) -> None:
+    judge = openai_judge(chat_server, tokens_per_minute=6000, max_tokens=10)  # 100 tokens/s
+    big = "x" * 1200  # ~300 tokens each: over the one-second burst
+    await asyncio.gather(*(judge.judge(request(big + str(i))) for i in range(2)))
+    assert waits(judge)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+async def test_token_bucket_refills_at_its_rate() -> None:
+    clock = Clock()
+    bucket = TokenBucket(rate=2.0, capacity=2.0, clock=clock)
+    for _ in range(6):
+        await bucket.take(1, clock.sleep)
+    # 2 from the full bucket, then 4 more at 2 per second
+    assert clock.now == 2.0
+    assert bucket.try_take(1) > 0
+
+
+async def test_token_bucket_lets_an_oversized_take_through_when_full() -> None:
+    clock = Clock()
+    bucket = TokenBucket(rate=1.0, capacity=5.0, clock=clock)
+    await bucket.take(50, clock.sleep)  # full bucket: goes, overdraws
+    assert clock.now == 0.0
+    await bucket.take(1, clock.sleep)  # must repay the overdraft first
+    assert clock.now >= 45.0
+
+
+def test_gate_works_across_sequential_event_loops() -> None:
+    gate = Gate(1)
+    peak = 0
+    active = 0
+
+    async def hold() -> None:
+        nonlocal peak, active
+        await gate.acquire()
+        active += 1
+        peak = max(peak, active)
+        await asyncio.sleep(0.005)
+        active -= 1
+        gate.release()
+
+    async def main() -> None:
+        await asyncio.gather(*(hold() for _ in range(5)))
+
+    for _ in range(3):
+        asyncio.run(main())
+    assert peak == 1 and gate.active == 0
+
+
+def test_gate_is_shared_by_loops_in_threads() -> None:
+    gate = Gate(2)
+    lock = threading.Lock()
+    state = {"active": 0, "peak": 0}
+
+    async def hold() -> None:
+        await gate.acquire()
+        with lock:
+            state["active"] += 1
+            state["peak"] = max(state["peak"], state["active"])
+        await asyncio.sleep(0.005)
+        with lock:
+            state["active"] -= 1
+        gate.release()
+
+    async def main() -> None:
+        await asyncio.wait_for(asyncio.gather(*(hold() for _ in range(5))), 10)
+
+    def worker() -> None:
+        asyncio.run(main())
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert state["peak"] <= 2 and gate.active == 0
+
+
+async def test_cancelled_waiter_gives_its_place_back() -> None:
+    gate = Gate(1)
+    await gate.acquire()
+    waiter = asyncio.create_task(gate.acquire())
+    await asyncio.sleep(0)
+    waiter.cancel()
+    gate.release()
+    await asyncio.sleep(0)
+    assert gate.active == 0
+    await asyncio.wait_for(gate.acquire(), 1)
+
+
+def test_same_limit_set_again_does_not_refill() -> None:
+    limits = limits_for("test|refill", rpm=60)
+    bucket = limits.requests
+    assert bucket is not None and bucket.try_take(1) == 0.0
+    assert limits_for("test|refill", rpm=60).requests is bucket
+    assert limits_for("test|refill", rpm=120).requests is not bucket
