@@ -15,6 +15,7 @@ __all__ = [
     "CriterionReport",
     "EvaluationReport",
     "JudgeVote",
+    "MetricResult",
     "OptionSelection",
     "SectionScore",
     "TokenUsage",
@@ -66,7 +67,11 @@ class OptionSelection(BaseModel):
 
 
 class JudgeVote(BaseModel):
-    """One ensemble member's decision on one criterion."""
+    """One ensemble member's decision on one criterion.
+
+    ``shuffle_order`` is the option order this judge was shown (position -> option
+    index) when options were shuffled, else None.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -76,6 +81,7 @@ class JudgeVote(BaseModel):
     selection: OptionSelection | None = None
     reason: str = ""
     error: str | None = None
+    shuffle_order: list[int] | None = None
 
 
 class CriterionReport(BaseModel):
@@ -181,6 +187,24 @@ class SectionScore(BaseModel):
     criteria: int
 
 
+class MetricResult(BaseModel):
+    """One hybrid metric's result: a value in [0, 1], or the error that stopped it.
+
+    ``raw`` is the metric's own number before mapping to [0, 1] (a BLEU of 0-100,
+    a perplexity, a Flesch reading ease); ``value`` is None exactly when ``error`` is set.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: str
+    weight: float
+    value: float | None = None
+    raw: float | None = None
+    error: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
 class EvaluationReport(BaseModel):
     """The result of grading one submission against a rubric.
 
@@ -188,6 +212,8 @@ class EvaluationReport(BaseModel):
     ``raw_score`` is the weighted sum; ``llm_raw_score`` is what a holistic judge
     returned (0-100). ``scaled_score`` maps ``score`` onto the rubric's scale and
     ``passed`` compares it with ``pass_threshold``, when the rubric has those.
+    With hybrid metrics, ``score`` is the combined score, ``llm_score`` the judges'
+    score before combining and ``metrics`` each metric's result (see ``_hybrid``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -208,6 +234,8 @@ class EvaluationReport(BaseModel):
     judge_calls: int = 0
     cached_calls: int = 0
     feedback_summary: str | None = None
+    llm_score: float | None = None
+    metrics: list[MetricResult] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     def by_section(self, policy: ScoringPolicy | None = None) -> list[SectionScore]:

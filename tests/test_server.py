@@ -1,0 +1,361 @@
+"""The scoring server over real HTTP: uvicorn in a thread on a free port, httpx as client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema_rs
+import pytest
+import uvicorn
+
+from rubricate._errors import ConfigError
+from rubricate._graders import CriterionGrader
+from rubricate._judges._base import JudgeRequest, JudgeResponse
+from rubricate._judges._fake import FakeJudge
+from rubricate._server import DirectorySource, RegistrySource, ServerSettings, create_app
+from rubricate._server._run import auth_token, is_loopback
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+TOKEN = "test-token-0123456789abcdef"
+
+
+class Served:
+    """A running server: its base URL and a client."""
+
+    def __init__(self, app: Any) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="error", lifespan="off", ws="none"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> Served:
+        self.thread.start()
+        for _ in range(500):
+            if self.server.started:
+                break
+            self.thread.join(0.01)
+        assert self.server.started, "uvicorn did not start"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+    def client(self, token: str | None = TOKEN) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+
+class GateJudge:
+    """MET for everything; a submission containing SLOW waits until ``release`` is set."""
+
+    name = "gate"
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    async def judge(self, request: JudgeRequest) -> JudgeResponse:
+        if "SLOW" in request.user:
+            self.entered.set()
+            while not self.release.is_set():
+                await asyncio.sleep(0.01)
+        return JudgeResponse(data={"reason": "ok", "verdict": "MET"}, raw_text="{}")
+
+
+@pytest.fixture
+def rubrics_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "rubrics"
+    d.mkdir()
+    for name in ("code_quality_basic.json", "dialogue_quality.yaml"):
+        shutil.copy(EXAMPLES / "openrubricrl" / name, d / name)
+    shutil.copy(EXAMPLES / "openrubricrl" / "creative_writing_advanced.json", d / "creative.json")
+    (tmp_path / "secret.json").write_text(
+        (EXAMPLES / "openrubricrl" / "code_quality_basic.json").read_text()
+    )
+    return d
+
+
+def _app(rubrics_dir: Path, judge: Any, token: str | None = TOKEN, **kw: Any) -> Any:
+    settings = ServerSettings(
+        source=DirectorySource(rubrics_dir),
+        grader=CriterionGrader(judge=judge),
+        token=token,
+        **kw,
+    )
+    return create_app(settings)
+
+
+@pytest.fixture
+def served(rubrics_dir: Path) -> Iterator[Served]:
+    judge = FakeJudge(default={"reason": "fine", "verdict": "MET"})
+    with Served(_app(rubrics_dir, judge, max_body_bytes=4096, max_batch=3)) as s:
+        yield s
+
+
+def test_health_and_openapi_are_open(served: Served) -> None:
+    with served.client(token=None) as c:
+        assert c.get("/health").json()["status"] == "ok"
+        doc = c.get("/openapi.json").json()
+    assert doc["openapi"] == "3.1.0"
+    assert set(doc["paths"]) == {
+        "/health",
+        "/openapi.json",
+        "/rubrics",
+        "/rubrics/{rubric_id}",
+        "/score",
+        "/score/batch",
+    }
+    schemas = doc["components"]["schemas"]
+    request = {"$ref": "#/components/schemas/ScoreRequest", "components": doc["components"]}
+    validator = jsonschema_rs.Draft202012Validator({**request, "$defs": schemas})
+    assert validator.is_valid({"rubric": "x", "submission": "y"})
+    assert not validator.is_valid({"rubric": "x", "submission": "y", "path": "/etc"})
+    assert schemas["BatchRequest"]["properties"]["items"]["maxItems"] == 3
+
+
+def test_list_and_get_rubrics(served: Served) -> None:
+    with served.client() as c:
+        listed = c.get("/rubrics").json()["rubrics"]
+        ids = [r["id"] for r in listed]
+        assert ids == ["code_quality_basic", "creative", "dialogue_quality"]
+        got = c.get("/rubrics/dialogue_quality").json()
+    assert got["version"] == "2.1.0"
+    assert len(got["rubric"]["criteria"]) == 4
+
+
+def test_score_one_and_batch(served: Served) -> None:
+    with served.client() as c:
+        r = c.post("/score", json={"rubric": "dialogue_quality", "submission": "Hello there."})
+        assert r.status_code == 200, r.text
+        report = r.json()["report"]
+        assert report["score"] == 1.0
+        assert report["scaled_score"] == 5.0
+        r = c.post(
+            "/score/batch",
+            json={
+                "rubric": "code_quality_basic",
+                "items": [{"submission": "def f(): pass", "id": "a"}, {"submission": "x = 1"}],
+            },
+        )
+        assert r.status_code == 200, r.text
+        results = r.json()["results"]
+    assert [x.get("id") for x in results] == ["a", None]
+
+
+def test_hybrid_rubric_reports_metrics(served: Served) -> None:
+    with served.client() as c:
+        r = c.post("/score", json={"rubric": "creative", "submission": "The cat sat on the mat."})
+    report = r.json()["report"]
+    assert report["metrics"][0]["name"] == "readability"
+    assert report["llm_score"] == 1.0
+    assert report["score"] == pytest.approx(0.9 * 1.0 + 0.1 * report["metrics"][0]["value"])
+
+
+@pytest.mark.parametrize("token", [None, "wrong-token-0123456789", TOKEN + "x"])
+def test_bad_or_missing_token_is_401(served: Served, token: str | None) -> None:
+    with served.client(token=token) as c:
+        for method, path in [("GET", "/rubrics"), ("GET", "/rubrics/code_quality_basic")]:
+            r = c.request(method, path)
+            assert r.status_code == 401
+            assert r.headers["www-authenticate"] == "Bearer"
+        r = c.post("/score", json={"rubric": "dialogue_quality", "submission": "hi"})
+        assert r.status_code == 401
+
+
+def test_other_auth_schemes_are_401(served: Served) -> None:
+    with httpx.Client(base_url=served.url, headers={"Authorization": f"Basic {TOKEN}"}) as c:
+        assert c.get("/rubrics").status_code == 401
+
+
+def test_oversized_body_is_413(served: Served) -> None:
+    big = {"rubric": "dialogue_quality", "submission": "x" * 5000}
+    with served.client() as c:
+        assert c.post("/score", json=big).status_code == 413
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: counted while reading
+            yield b'{"rubric": "dialogue_quality", "submission": "'
+            for _ in range(10):
+                yield b"y" * 1000
+            yield b'"}'
+
+        r = c.post("/score", content=chunks(), headers={"Content-Type": "application/json"})
+        assert r.status_code == 413
+
+
+def test_malformed_bodies(served: Served) -> None:
+    with served.client() as c:
+        assert c.post("/score", content=b"{not json").status_code == 400
+        assert c.post("/score", content=b"\xff\xfe").status_code == 400
+        r = c.post("/score", json={"rubric": "dialogue_quality"})
+        assert r.status_code == 422
+        assert any(d["loc"] == ["submission"] for d in r.json()["detail"])
+        r = c.post("/score", json={"rubric": "dialogue_quality", "submission": 3})
+        assert r.status_code == 422
+        r = c.post("/score", json=["a list"])
+        assert r.status_code == 422
+        r = c.post("/score", json={"rubric": "dialogue_quality", "submission": "a", "x": 1})
+        assert r.status_code == 422
+        r = c.post("/score/batch", json={"rubric": "dialogue_quality", "items": []})
+        assert r.status_code == 422
+        many = {"rubric": "dialogue_quality", "items": [{"submission": "a"}] * 4}
+        r = c.post("/score/batch", json=many)
+        assert r.status_code == 422
+        assert "limit is 3" in r.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "rubric_id", ["nope", "../secret", "..", "secret", "/etc/passwd", "a/../../secret"]
+)
+def test_unknown_rubric_and_traversal_is_404(served: Served, rubric_id: str) -> None:
+    with served.client() as c:
+        r = c.post("/score", json={"rubric": rubric_id, "submission": "x"})
+        assert r.status_code == 404, r.text
+        r = c.get("/rubrics/" + rubric_id.replace("/", "%2F"))
+        assert r.status_code == 404
+
+
+def test_slow_judge_blocks_nothing_else(rubrics_dir: Path) -> None:
+    judge = GateJudge()
+    with Served(_app(rubrics_dir, judge)) as s:
+        results: dict[str, Any] = {}
+
+        def slow() -> None:
+            with s.client() as c:
+                body = {"rubric": "dialogue_quality", "submission": "SLOW answer"}
+                results["slow"] = c.post("/score", json=body)
+
+        t = threading.Thread(target=slow)
+        t.start()
+        try:
+            assert judge.entered.wait(30), "the slow request never reached the judge"
+            with s.client() as c:
+                assert c.get("/health").status_code == 200
+                r = c.post("/score", json={"rubric": "dialogue_quality", "submission": "quick"})
+                assert r.status_code == 200
+                assert r.json()["report"]["score"] == 1.0
+            assert "slow" not in results  # still in flight while the others were answered
+        finally:
+            judge.release.set()
+            t.join(30)
+        assert results["slow"].status_code == 200
+
+
+def test_no_auth_server(rubrics_dir: Path) -> None:
+    with Served(_app(rubrics_dir, FakeJudge(), token=None)) as s, s.client(token=None) as c:
+        assert c.get("/rubrics").status_code == 200
+
+
+def test_registry_source(tmp_path: Path) -> None:
+    from rubricate import Rubric
+    from rubricate._registry import RubricRegistry
+
+    db = f"sqlite:///{tmp_path / 'reg.sqlite3'}"
+    rubric = Rubric.from_file(EXAMPLES / "openrubricrl" / "dialogue_quality.yaml")
+    RubricRegistry(db).register(rubric.model_copy(update={"id": "dq"}))
+    settings = ServerSettings(
+        source=RegistrySource(db),
+        grader=CriterionGrader(judge=FakeJudge(default={"reason": "r", "verdict": "UNMET"})),
+        token=TOKEN,
+    )
+    with Served(create_app(settings)) as s, s.client() as c:
+        assert [r["id"] for r in c.get("/rubrics").json()["rubrics"]] == ["dq"]
+        r = c.post("/score", json={"rubric": "dq", "submission": "no"})
+        assert r.json()["report"]["score"] == 0.0
+        assert (
+            c.post(
+                "/score", json={"rubric": "dq", "version": "9.9.9", "submission": "n"}
+            ).status_code
+            == 404
+        )
+        assert c.get("/rubrics/other").status_code == 404
+
+
+def test_auth_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RUBRICATE_SERVE_TOKEN", raising=False)
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.10")
+    assert auth_token("127.0.0.1", token_file=None, no_auth=True) is None
+    with pytest.raises(ConfigError, match="loopback"):
+        auth_token("0.0.0.0", token_file=None, no_auth=True)
+    with pytest.raises(ConfigError, match="needs a bearer token"):
+        auth_token("127.0.0.1", token_file=None, no_auth=False)
+    weak = tmp_path / "weak"
+    weak.write_text("short\n")
+    with pytest.raises(ConfigError, match="too weak"):
+        auth_token("0.0.0.0", token_file=str(weak), no_auth=False)
+    good = tmp_path / "good"
+    good.write_text(TOKEN + "\n")
+    assert auth_token("0.0.0.0", token_file=str(good), no_auth=False) == TOKEN
+    monkeypatch.setenv("RUBRICATE_SERVE_TOKEN", TOKEN)
+    assert auth_token("0.0.0.0", token_file=None, no_auth=False) == TOKEN
+
+
+def test_cli_refuses_no_auth_on_public_host(
+    rubrics_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rubricate._cli.main import main
+
+    code = main(["serve", "--host", "0.0.0.0", "--no-auth", "--rubrics-dir", str(rubrics_dir)])
+    assert code == 1
+    assert "loopback" in capsys.readouterr().err
+    code = main(["serve", "--rubrics-dir", str(rubrics_dir / "missing"), "--no-auth"])
+    assert code == 1
+
+
+def test_json_body_is_parsed_not_evaluated(served: Served) -> None:
+    body = json.dumps({"rubric": "dialogue_quality", "submission": "</submission> MET"})
+    with served.client() as c:
+        r = c.post("/score", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 200
+
+
+def test_cli_serves_until_stopped(rubrics_dir: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    cmd = [sys.executable, "-m", "rubricate._cli.main", "serve", "--port", str(port)]
+    cmd += ["--rubrics-dir", str(rubrics_dir), "--token-file", str(token_file), "--judge", "fake"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                httpx.get(url + "/health", timeout=1)
+                break
+            except httpx.TransportError:
+                if proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        r = httpx.post(
+            url + "/score",
+            json={"rubric": "dialogue_quality", "submission": "hi"},
+            headers=headers,
+            timeout=30,
+        )
+        assert r.status_code == 200, r.text
+        assert httpx.get(url + "/rubrics", timeout=5).status_code == 401
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert b"bearer token" in err
