@@ -1,0 +1,91 @@
+"""``rubricate evaluate``: grade a whole dataset, resumably, into a run directory.
+
+With ``--run-dir`` every judgment is committed as it arrives; after a crash or a
+kill, the same command with ``--resume`` repeats no finished judgment. The run
+summary goes to stdout (``--json`` for JSON); the progress bar to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
+
+__all__ = ["register", "run"]
+
+GRADERS = ("per-criterion", "one-shot", "holistic")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``evaluate`` command."""
+    p = subparsers.add_parser(
+        "evaluate",
+        help="grade every item of a dataset into a resumable run directory",
+        description="Grade every item of a dataset; with --run-dir the run survives crashes "
+        "and kills and continues with --resume.",
+    )
+    p.add_argument("dataset", help=f"dataset file (JSON, YAML, JSONL) or {EXAMPLE_PREFIX}NAME")
+    p.add_argument("--judge", help="judge spec (default: local)")
+    p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
+    p.add_argument("--grader", choices=GRADERS, default="per-criterion")
+    p.add_argument("--run-dir", help="directory of the run store (needed for --resume)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run although --run-dir holds a run of other inputs (its item results are dropped)",
+    )
+    p.add_argument("--max-items", type=int, help="grade only the first N items")
+    p.add_argument(
+        "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run)
+
+
+def _dataset_source(spec: str) -> str:
+    if spec.startswith(EXAMPLE_PREFIX):
+        return spec
+    return str(Path(spec).resolve())
+
+
+def build_grader(args: argparse.Namespace) -> Any:
+    """Build the grader the ``--grader`` / ``--judge`` / ``--judges`` options ask for."""
+    from .cmd_grade import _grader
+
+    return _grader(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rubricate evaluate``."""
+    from .._runs import evaluate_sync
+
+    if args.resume and not args.run_dir:
+        raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
+    if args.concurrency < 1:
+        raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    dataset = load_dataset_arg(args.dataset)
+    grader = build_grader(args)
+    result = evaluate_sync(
+        dataset,
+        grader,
+        run_dir=args.run_dir,
+        resume=args.resume,
+        force=args.force,
+        max_items=args.max_items,
+        concurrency=args.concurrency,
+        dataset_source=_dataset_source(args.dataset),
+    )
+    if args.json:
+        print(json.dumps(result.summary.model_dump(mode="json"), indent=2))
+    else:
+        print(result.summary.to_text())
+        if args.run_dir:
+            print(f"run directory: {os.fspath(args.run_dir)}")
+    return 1 if result.summary.items_failed else 0

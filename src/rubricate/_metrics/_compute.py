@@ -1,0 +1,308 @@
+"""``compute_metrics``: agreement of a run's judgments with a dataset's ground truth.
+
+Bootstrap intervals resample items (all criteria share each resample, so the
+intervals respect the pairing of criteria within an item) and are percentile
+intervals over the resamples where the metric is defined.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._errors import ConfigError, VerdictError
+from .._model import Rubric
+from .._reports import CriterionReport, EvaluationReport
+from ._agreement import Level, fleiss_kappa, krippendorff_alpha
+from ._classification import (
+    accuracy,
+    adjacent_accuracy,
+    cohen_kappa,
+    matthews,
+    mean_abs_error,
+    per_class,
+    root_mean_sq_error,
+)
+from ._coding import MISSING, NA, CriterionCoder, NaMode, na_modes
+from ._correlation import kendall_tau_b, pearson, spearman, table_points
+from ._results import CriterionMetrics, ItemMetrics, JudgeAgreement, MetricsReport
+from ._tables import FloatArray, contingency, resample_weights
+
+__all__ = ["compute_metrics", "leaf_reports"]
+
+
+def leaf_reports(reports: Iterable[CriterionReport]) -> Iterator[CriterionReport]:
+    """Yield the leaf reports of a report tree, in rubric leaf order."""
+    for r in reports:
+        if r.children:
+            yield from leaf_reports(r.children)
+        else:
+            yield r
+
+
+@dataclass
+class _Group:
+    coder: CriterionCoder
+    truth: np.ndarray
+    judge: np.ndarray
+    votes: dict[str, np.ndarray] = field(default_factory=dict)
+    errors: int = 0
+
+
+def _resolve(results: Any, dataset: Any) -> list[EvaluationReport | None]:
+    n = len(dataset.items)
+    if isinstance(results, str | Path):
+        from .._runs._result import RunResult
+
+        results = RunResult.open(results)
+    if hasattr(results, "iter_reports"):
+        results = list(results.iter_reports())
+    if isinstance(results, Mapping):
+        ids = [getattr(item, "id", None) or f"#{i}" for i, item in enumerate(dataset.items)]
+        return [results.get(i) for i in ids]
+    if isinstance(results, Sequence):
+        if len(results) != n:
+            raise ConfigError(
+                f"got {len(results)} results for a dataset of {n} items; give one per item "
+                "(None for an item without a result)"
+            )
+        return list(results)
+    raise ConfigError(
+        f"results {type(results).__name__!r} are not a RunResult, a run directory, "
+        "a list of EvaluationReports or a mapping of item id to report"
+    )
+
+
+def _human_score(rubric: Rubric, truth: Sequence[Any]) -> float | None:
+    try:
+        return rubric.compute_score(list(truth))
+    except (VerdictError, ValueError):
+        return None
+
+
+def _collect(
+    dataset: Any, reports: list[EvaluationReport | None]
+) -> tuple[dict[str, _Group], FloatArray, FloatArray]:
+    n = len(reports)
+    groups: dict[str, _Group] = {}
+    human = np.full(n, np.nan)
+    judged = np.full(n, np.nan)
+    for i, item in enumerate(dataset.items):
+        rubric: Rubric = dataset.get_item_rubric(i)
+        truth = getattr(item, "ground_truth", None)
+        report = reports[i]
+        leaves = rubric.leaves()
+        judged_leaves = list(leaf_reports(report.report or [])) if report is not None else []
+        if report is not None and report.score is not None:
+            judged[i] = report.score
+        if truth is not None:
+            h = _human_score(rubric, truth)
+            human[i] = np.nan if h is None else h
+        for pos, criterion in enumerate(leaves):
+            key = criterion.key or f"#{pos}"
+            g = groups.get(key)
+            if g is None:
+                coder = CriterionCoder.for_criterion(criterion)
+                g = _Group(coder, np.full(n, MISSING), np.full(n, MISSING))
+                groups[key] = g
+            if truth is not None and pos < len(truth):
+                try:
+                    g.truth[i] = g.coder.code_value(truth[pos])
+                except VerdictError as e:
+                    raise ConfigError(f"dataset item {i}, ground_truth[{pos}]: {e}") from None
+            jr = judged_leaves[pos] if pos < len(judged_leaves) else None
+            if jr is not None and jr.is_error:
+                g.errors += 1
+            g.judge[i] = g.coder.code_report(jr)
+            for vote in (jr.votes or []) if jr is not None else []:
+                arr = g.votes.setdefault(vote.judge_id, np.full(n, MISSING))
+                arr[i] = g.coder.code_parts(vote.verdict, vote.selection, vote.error)
+    return groups, human, judged
+
+
+def _interval(values: FloatArray, confidence: float) -> tuple[float, float]:
+    finite = values[~np.isnan(values)]
+    if finite.size == 0:
+        return (math.nan, math.nan)
+    lo, hi = np.quantile(finite, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return (float(lo), float(hi))
+
+
+def _pack(
+    values: dict[str, FloatArray], confidence: float
+) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+    point = {k: float(v[0]) for k, v in values.items()}
+    intervals = {}
+    for k, v in values.items():
+        if v.shape[0] > 1:
+            intervals[k] = _interval(v[1:], confidence)
+    return point, intervals
+
+
+def _criterion(
+    key: str,
+    g: _Group,
+    weights: FloatArray,
+    mode: NaMode,
+    confidence: float,
+    judged: np.ndarray,
+) -> CriterionMetrics:
+    c = g.coder
+    k = len(c.labels)
+    tl = np.array([c.apply_mode(int(v), mode, ordered=False) for v in g.truth])
+    jl = np.array([c.apply_mode(int(v), mode, ordered=False) for v in g.judge])
+    kl = k + 1 if mode == "category" else k
+    labels = [*c.labels, "N/A"] if mode == "category" else list(c.labels)
+    tables = contingency(tl, jl, kl, weights)
+    values: dict[str, FloatArray] = {"accuracy": accuracy(tables)}
+    precision, recall, f1, _ = per_class(tables)
+    per_label: dict[str, dict[str, float]] = {}
+    if c.kind == "binary":
+        values |= {"precision": precision[:, 1], "recall": recall[:, 1], "f1": f1[:, 1]}
+    values["kappa"] = cohen_kappa(tables)
+    values["mcc"] = matthews(tables)
+    if c.kind == "ordinal":
+        to = np.array([c.apply_mode(int(v), mode, ordered=True) for v in g.truth])
+        jo = np.array([c.apply_mode(int(v), mode, ordered=True) for v in g.judge])
+        ordered = contingency(to, jo, k, weights)
+        x, y, w = table_points(ordered)
+        values |= {
+            "adjacent_accuracy": adjacent_accuracy(ordered),
+            "qwk": cohen_kappa(ordered, "quadratic"),
+            "spearman": spearman(x, y, w),
+            "kendall": kendall_tau_b(x, y, w),
+            "mae": mean_abs_error(ordered),
+            "rmse": root_mean_sq_error(ordered),
+        }
+    if c.kind == "nominal":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            values["macro_f1"] = np.nanmean(f1, axis=1)
+    if c.kind != "binary":
+        support = tables[0].sum(axis=1)
+        for j, label in enumerate(labels):
+            per_label[label] = {
+                "precision": float(precision[0, j]),
+                "recall": float(recall[0, j]),
+                "f1": float(f1[0, j]),
+                "support": float(support[j]),
+            }
+    point, intervals = _pack(values, confidence)
+    return CriterionMetrics(
+        key=key,
+        kind=c.kind,
+        labels=labels,
+        n=int(round(tables[0].sum())),
+        n_na_truth=int((g.truth == NA).sum()),
+        n_na_judge=int((g.judge == NA).sum()),
+        n_judge_errors=g.errors,
+        n_missing=int((((g.truth == MISSING) | (g.judge == MISSING)) & judged).sum()),
+        metrics=point,
+        intervals=intervals,
+        confusion=[[int(round(v)) for v in row] for row in tables[0]],
+        per_label=per_label,
+    )
+
+
+def _items(
+    human: FloatArray, judged: FloatArray, weights: FloatArray, confidence: float
+) -> ItemMetrics:
+    keep = ~(np.isnan(human) | np.isnan(judged))
+    x, y, w = human[keep], judged[keep], weights[:, keep]
+    n_w = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = y - x
+        values = {
+            "pearson": pearson(x, y, w),
+            "spearman": spearman(x, y, w),
+            "kendall": kendall_tau_b(x, y, w),
+            "mae": (w * np.abs(diff)).sum(axis=1) / n_w,
+            "rmse": np.sqrt((w * diff * diff).sum(axis=1) / n_w),
+            "bias": (w * diff).sum(axis=1) / n_w,
+        }
+    point, intervals = _pack(values, confidence)
+    return ItemMetrics(n=int(keep.sum()), metrics=point, intervals=intervals)
+
+
+def _inter_judge(key: str, g: _Group, mode: NaMode) -> JudgeAgreement | None:
+    if len(g.votes) < 2:
+        return None
+    c = g.coder
+    judges = sorted(g.votes)
+    ordered = c.kind == "ordinal" and mode != "category"
+    coded = np.array(
+        [[c.apply_mode(int(v), mode, ordered=ordered) for v in g.votes[j]] for j in judges],
+        dtype=np.float64,
+    )
+    coded[coded < 0] = np.nan
+    level: Level = "ordinal" if ordered else "nominal"
+    units = int((np.sum(~np.isnan(coded), axis=0) >= 2).sum())
+    alpha = krippendorff_alpha(coded, level)
+    complete = coded[:, ~np.isnan(coded).any(axis=0)]
+    fk: float | None = None
+    if complete.shape[1]:
+        k = len(c.labels) + 1
+        counts = np.stack([(complete == v).sum(axis=0) for v in range(k)], axis=1)
+        fk = fleiss_kappa(counts)
+    return JudgeAgreement(
+        key=key, judges=judges, units=units, krippendorff_alpha=alpha, fleiss_kappa=fk
+    )
+
+
+def compute_metrics(
+    results: Any,
+    dataset: Any,
+    *,
+    na_mode: NaMode = "exclude",
+    bootstrap: int = 0,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> MetricsReport:
+    """Agreement of judged results with the dataset's ground truth.
+
+    Args:
+        results: a :class:`RunResult`, a run directory, a list of
+            :class:`EvaluationReport` (None where an item has none) in dataset
+            order, or a mapping of item id to report.
+        dataset: the :class:`RubricDataset` with ground truth.
+        na_mode: how N/A and CANNOT_ASSESS count (see ``_metrics._coding``).
+        bootstrap: number of bootstrap resamples over items; 0 for none.
+        confidence: the confidence level of the bootstrap intervals.
+        seed: seed of the resampling.
+
+    Raises:
+        ConfigError: a bad argument, or results that do not fit the dataset.
+    """
+    if na_mode not in na_modes():
+        raise ConfigError(f"na_mode {na_mode!r} is not valid; use one of {na_modes()}")
+    if bootstrap < 0:
+        raise ConfigError(f"bootstrap {bootstrap!r} is negative; give 0 or a number of resamples")
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(f"confidence {confidence!r} must lie strictly between 0 and 1")
+    reports = _resolve(results, dataset)
+    groups, human, judged = _collect(dataset, reports)
+    n = len(reports)
+    weights = np.ones((1, n))
+    if bootstrap:
+        weights = np.concatenate([weights, resample_weights(n, bootstrap, seed)])
+    has_report = np.array([r is not None for r in reports], dtype=bool)
+    criteria = [
+        _criterion(k, g, weights, na_mode, confidence, has_report) for k, g in groups.items()
+    ]
+    inter = [a for k, g in groups.items() if (a := _inter_judge(k, g, na_mode)) is not None]
+    return MetricsReport(
+        na_mode=na_mode,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        items_total=n,
+        items_judged=int(has_report.sum()),
+        criteria=criteria,
+        items=_items(human, judged, weights, confidence),
+        inter_judge=inter,
+    )

@@ -1,0 +1,7 @@
+"""Batch evaluation runs that survive crashes: ``evaluate``, the run store, summaries."""
+
+from ._evaluate import evaluate, evaluate_sync
+from ._result import ItemOutcome, RunResult
+from ._summary import RunSummary
+
+__all__ = ["ItemOutcome", "RunResult", "RunSummary", "evaluate", "evaluate_sync"]

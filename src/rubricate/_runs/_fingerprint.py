@@ -1,0 +1,114 @@
+"""Fingerprints of what a run depends on: the dataset, the rubric and the judges.
+
+A run directory remembers them; resuming against something different is refused
+(unless forced), since finished results would no longer match the inputs.
+Ground-truth labels and descriptions are not part of the dataset fingerprint:
+they do not change what a judge is asked, only what metrics compare with.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+__all__ = [
+    "dataset_fingerprint",
+    "describe_grader",
+    "describe_judge",
+    "fingerprint",
+    "item_key",
+    "run_fingerprints",
+]
+
+
+def fingerprint(value: Any) -> str:
+    """Return a short stable hash of JSON-able data."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def item_key(item: Any, index: int) -> str:
+    """Return how a run refers to a dataset item: its id, else ``#index``."""
+    ident = getattr(item, "id", None)
+    return str(ident) if ident not in (None, "") else f"#{index}"
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    return value
+
+
+def dataset_fingerprint(dataset: Any) -> str:
+    """Return the fingerprint of what a judge is asked about a dataset's items."""
+    h = hashlib.sha256()
+    for i, item in enumerate(dataset.items):
+        row = {
+            "key": item_key(item, i),
+            "submission": _dump(getattr(item, "submission", None)),
+            "query": getattr(item, "query", None),
+            "reference": dataset.get_item_reference_submission(i),
+            "rubric": _dump(getattr(item, "rubric", None)),
+        }
+        h.update(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode())
+    h.update(str(getattr(dataset, "prompt", "")).encode())
+    return h.hexdigest()[:16]
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool | enum.Enum)
+
+
+def describe_grader(grader: Any, judges: list[Any]) -> dict[str, Any]:
+    """Describe a grader's configuration: its type, judges and simple settings."""
+    custom = getattr(grader, "config_fingerprint", None)
+    if callable(custom):
+        return {"type": type(grader).__name__, "custom": custom(), "judges": judges}
+    settings: dict[str, Any] = {}
+    for k, v in sorted(getattr(grader, "__dict__", {}).items()):
+        if k.startswith("_") or "concurrency" in k:
+            continue  # private state, and limits that do not change any answer
+        if _scalar(v):
+            settings[k] = v.value if isinstance(v, enum.Enum) else v
+        elif isinstance(v, BaseModel):
+            settings[k] = v.model_dump(mode="json")
+    return {"type": type(grader).__name__, "judges": judges, "settings": settings}
+
+
+def run_fingerprints(dataset: Any, grader: Any, judges: list[Any]) -> dict[str, str]:
+    """Return the fingerprints stored in a run directory, by what they cover."""
+    rubric = getattr(dataset, "rubric", None)
+    return {
+        "dataset": dataset_fingerprint(dataset),
+        "rubric": fingerprint(_dump(rubric)),
+        "judge configuration": fingerprint(describe_grader(grader, judges)),
+    }
+
+
+def describe_judge(judge: Any) -> dict[str, Any]:
+    """Describe a judge: its name and, when it exposes one, its configuration (no secrets)."""
+    import dataclasses
+
+    out: dict[str, Any] = {"name": getattr(judge, "name", type(judge).__name__)}
+    config = getattr(judge, "config", None)
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        secret = {
+            "api_key",
+            "extra_headers",
+            "concurrency",
+            "requests_per_minute",
+            "tokens_per_minute",
+            "timeout_s",
+            "max_retries",
+            "cache",
+        }
+        out["config"] = {
+            f.name: getattr(config, f.name)
+            for f in dataclasses.fields(config)
+            if f.name not in secret
+        }
+    return out

@@ -1,0 +1,271 @@
+"""The run store: one SQLite file in the run directory, committed as results arrive.
+
+Tables: ``meta`` (fingerprints, dataset size, where the dataset came from),
+``judgments`` (every judge answer, keyed by item, request hash and occurrence)
+and ``items`` (each graded item's report). WAL mode and one short transaction
+per write mean a process killed at any moment (SIGKILL included) loses at most
+the judgment in flight; what was committed is replayed on resume.
+
+The schema evolves through ``MIGRATIONS``, an ordered list; ``_migrations``
+records the ones applied.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._errors import RunError
+from .._judges._base import JudgeResponse
+from .._reports import TokenUsage
+
+__all__ = ["DB_NAME", "MIGRATIONS", "JudgmentRow", "RunStore", "StoredItem"]
+
+DB_NAME = "run.sqlite"
+
+
+def _m1(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute(
+        """CREATE TABLE judgments (
+            item_key TEXT NOT NULL, request_hash TEXT NOT NULL, occurrence INTEGER NOT NULL,
+            judge TEXT NOT NULL, response TEXT NOT NULL, prompt_tokens INTEGER,
+            completion_tokens INTEGER, total_tokens INTEGER, cost REAL, latency_s REAL,
+            created REAL NOT NULL,
+            PRIMARY KEY (item_key, request_hash, occurrence))"""
+    )
+    db.execute(
+        """CREATE TABLE items (
+            item_key TEXT PRIMARY KEY, idx INTEGER NOT NULL, status TEXT NOT NULL,
+            score REAL, report TEXT, error TEXT, updated REAL NOT NULL)"""
+    )
+    db.execute("CREATE INDEX items_idx ON items (idx)")
+
+
+def _m2(db: sqlite3.Connection) -> None:
+    # the request's tags (criterion, item ...): for people and tools reading the store
+    db.execute("ALTER TABLE judgments ADD COLUMN tags TEXT")
+
+
+MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
+    ("0001_initial", _m1),
+    ("0002_judgment_tags", _m2),
+]
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    """One item's stored outcome."""
+
+    key: str
+    index: int
+    status: str
+    score: float | None
+    report_json: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class JudgmentRow:
+    """The numbers of one stored judgment, for summaries."""
+
+    judge: str
+    usage: TokenUsage | None
+    cost: float | None
+    latency_s: float
+
+
+def response_to_json(response: JudgeResponse) -> str:
+    """Serialise a judge response (without anything secret: a response holds none)."""
+    return json.dumps(
+        {
+            "data": response.data,
+            "raw_text": response.raw_text,
+            "usage": response.usage.model_dump() if response.usage else None,
+            "cost": response.cost,
+            "latency_s": response.latency_s,
+            "reasoning": response.reasoning,
+            "model": response.model,
+            "attempts": response.attempts,
+        }
+    )
+
+
+def response_from_json(text: str) -> JudgeResponse:
+    """Load a stored response, marked ``cached`` (replaying it costs nothing new)."""
+    d = json.loads(text)
+    usage = TokenUsage.model_validate(d["usage"]) if d.get("usage") else None
+    return JudgeResponse(
+        data=d["data"],
+        raw_text=d["raw_text"],
+        usage=usage,
+        cost=d.get("cost"),
+        latency_s=d.get("latency_s", 0.0),
+        cached=True,
+        reasoning=d.get("reasoning"),
+        model=d.get("model", ""),
+        attempts=d.get("attempts", 1),
+    )
+
+
+class RunStore:
+    """The SQLite file of one run directory."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.path = self.run_dir / DB_NAME
+        try:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode survives a killed process (not a power cut) and is fast
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._migrate()
+        except (OSError, sqlite3.Error) as e:
+            raise RunError(f"cannot open run store {self.path}: {e}") from None
+
+    def _migrate(self) -> None:
+        db = self._db
+        db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied REAL)")
+        done = {r[0] for r in db.execute("SELECT name FROM _migrations")}
+        for name, fn in MIGRATIONS:
+            if name in done:
+                continue
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                fn(db)
+                db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    # -- meta ------------------------------------------------------------------
+    def meta(self) -> dict[str, str]:
+        """Return every meta entry."""
+        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        """Write meta entries in one transaction."""
+        with self._tx():
+            self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+
+    # -- judgments -------------------------------------------------------------
+    def get_judgment(self, item_key: str, request_hash: str, occurrence: int) -> str | None:
+        """Return the stored response JSON of a judgment, or None."""
+        row = self._db.execute(
+            "SELECT response FROM judgments WHERE item_key=? AND request_hash=? AND occurrence=?",
+            (item_key, request_hash, occurrence),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def put_judgment(
+        self,
+        item_key: str,
+        request_hash: str,
+        occurrence: int,
+        judge: str,
+        r: JudgeResponse,
+        tags: str | None = None,
+    ) -> None:
+        """Commit one judgment (its own transaction)."""
+        u = r.usage
+        self._db.execute(
+            "INSERT OR IGNORE INTO judgments (item_key, request_hash, occurrence, judge, "
+            "response, prompt_tokens, completion_tokens, total_tokens, cost, latency_s, "
+            "created, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                item_key,
+                request_hash,
+                occurrence,
+                judge,
+                response_to_json(r),
+                u.prompt_tokens if u else None,
+                u.completion_tokens if u else None,
+                u.total_tokens if u else None,
+                r.cost,
+                r.latency_s,
+                time.time(),
+                tags,
+            ),
+        )
+
+    def judgment_rows(self) -> Iterator[JudgmentRow]:
+        """Yield every stored judgment's numbers."""
+        cur = self._db.execute(
+            "SELECT judge, prompt_tokens, completion_tokens, total_tokens, cost, latency_s "
+            "FROM judgments"
+        )
+        for judge, pt, ct, tt, cost, lat in cur:
+            usage = (
+                None
+                if pt is None
+                else TokenUsage(prompt_tokens=pt, completion_tokens=ct, total_tokens=tt)
+            )
+            yield JudgmentRow(judge, usage, cost, lat or 0.0)
+
+    def items_with_judgments(self) -> set[str]:
+        """Return the keys of the items that have at least one stored judgment."""
+        return {r[0] for r in self._db.execute("SELECT DISTINCT item_key FROM judgments")}
+
+    def count_judgments(self) -> int:
+        """Count the stored judgments."""
+        return int(self._db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
+
+    # -- items -----------------------------------------------------------------
+    def put_item(
+        self,
+        key: str,
+        index: int,
+        status: str,
+        score: float | None,
+        report_json: str | None,
+        error: str | None,
+    ) -> None:
+        """Commit one item's outcome (its own transaction), replacing an earlier one."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO items VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (key, index, status, score, report_json, error, time.time()),
+        )
+
+    def item_statuses(self) -> dict[str, str]:
+        """Return the status of every stored item, by key."""
+        return dict(self._db.execute("SELECT item_key, status FROM items").fetchall())
+
+    def iter_items(self, *, with_reports: bool = True) -> Iterator[StoredItem]:
+        """Yield every stored item, in dataset order."""
+        col = "report" if with_reports else "NULL"
+        cur = self._db.execute(
+            f"SELECT item_key, idx, status, score, {col}, error FROM items ORDER BY idx"
+        )
+        for key, idx, status, score, report, error in cur:
+            yield StoredItem(key, idx, status, score, report, error)
+
+    def clear(self, *, judgments: bool) -> None:
+        """Forget the item results (and the judgments too when ``judgments``)."""
+        with self._tx():
+            self._db.execute("DELETE FROM items")
+            if judgments:
+                self._db.execute("DELETE FROM judgments")
+
+    def _tx(self) -> Any:
+        db = self._db
+
+        class _Tx:
+            def __enter__(self) -> None:
+                db.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self, exc_type: Any, *_: Any) -> None:
+                db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+        return _Tx()

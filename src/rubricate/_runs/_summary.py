@@ -1,0 +1,179 @@
+"""The run summary: scores, verdicts per criterion, calls, tokens, cost, latency, errors."""
+
+from __future__ import annotations
+
+import statistics
+from array import array
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._reports import CriterionReport, EvaluationReport, TokenUsage
+from ._store import JudgmentRow
+
+__all__ = ["RunSummary", "SummaryBuilder"]
+
+_MAX_EXAMPLES = 5
+
+
+class RunSummary(BaseModel):
+    """What a run did, in numbers.
+
+    ``judge_calls`` counts judgments actually made (all of them for a stored run,
+    across resumes); ``replayed_calls`` those served from the run store in the last
+    session. ``cost`` is None when the price of some call is unknown.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    items_total: int
+    items_graded: int = 0
+    items_failed: int = 0
+    items_with_judge_errors: int = 0
+    items_resumed: int = 0
+    score_mean: float | None = None
+    score_median: float | None = None
+    score_min: float | None = None
+    score_max: float | None = None
+    verdicts: dict[str, dict[str, int]] = Field(default_factory=dict)
+    judge_calls: int = 0
+    replayed_calls: int = 0
+    tokens: TokenUsage | None = None
+    cost: float | None = None
+    latency_s: dict[str, float] = Field(default_factory=dict)
+    errors: dict[str, int] = Field(default_factory=dict)
+    error_examples: list[str] = Field(default_factory=list)
+    wall_s: float | None = None
+
+    def to_text(self) -> str:
+        """Render a few readable lines."""
+        lines = [
+            f"items: {self.items_graded}/{self.items_total} graded, {self.items_failed} failed, "
+            f"{self.items_with_judge_errors} with judge errors, {self.items_resumed} resumed"
+        ]
+        if self.score_mean is not None:
+            lines.append(
+                f"score: mean {self.score_mean:.3f}  median {self.score_median:.3f}  "
+                f"min {self.score_min:.3f}  max {self.score_max:.3f}"
+            )
+        tokens = self.tokens.total_tokens if self.tokens else 0
+        cost = "unknown" if self.cost is None else f"${self.cost:.4f}"
+        lines.append(
+            f"judge calls: {self.judge_calls} ({self.replayed_calls} replayed)  "
+            f"tokens: {tokens}  cost: {cost}"
+        )
+        if self.latency_s:
+            lat = "  ".join(f"{k} {v:.3f}s" for k, v in self.latency_s.items())
+            lines.append(f"latency: {lat}")
+        if self.wall_s is not None:
+            lines.append(f"wall time: {self.wall_s:.2f}s")
+        for key, dist in self.verdicts.items():
+            parts = ", ".join(f"{label} {n}" for label, n in sorted(dist.items()))
+            lines.append(f"  {key}: {parts}")
+        if self.errors:
+            lines.append("errors: " + ", ".join(f"{k} {n}" for k, n in self.errors.items()))
+            lines.extend(f"  {e}" for e in self.error_examples)
+        return "\n".join(lines)
+
+
+def _leaves(reports: Iterable[CriterionReport]) -> Iterable[CriterionReport]:
+    for r in reports:
+        if r.children:
+            yield from _leaves(r.children)
+        else:
+            yield r
+
+
+def _label(r: CriterionReport) -> str:
+    if r.is_error:
+        return "ERROR"
+    if r.selection is not None:
+        return r.selection.label
+    return r.verdict.value if r.verdict is not None else "NONE"
+
+
+class SummaryBuilder:
+    """Accumulates a summary item by item (what it keeps is small per item)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.scores: list[float] = []
+        self.verdicts: dict[str, Counter[str]] = {}
+        self.errors: Counter[str] = Counter()
+        self.examples: list[str] = []
+        self.graded = 0
+        self.failed = 0
+        self.with_errors = 0
+        self.resumed = 0
+
+    def _example(self, text: str) -> None:
+        if len(self.examples) < _MAX_EXAMPLES:
+            self.examples.append(text)
+
+    def add_report(self, key: str, report: EvaluationReport) -> None:
+        """Count a graded item."""
+        self.graded += 1
+        if report.score is not None:
+            self.scores.append(report.score)
+        if report.error_count or report.error:
+            self.with_errors += 1
+        for pos, leaf in enumerate(_leaves(report.report or [])):
+            ck = leaf.key or f"#{pos}"
+            self.verdicts.setdefault(ck, Counter())[_label(leaf)] += 1
+            if leaf.is_error:
+                self.errors[f"judge:{leaf.error_category or 'unknown'}"] += 1
+                self._example(f"{key} / {ck}: {leaf.error}")
+
+    def add_failure(self, key: str, error: str) -> None:
+        """Count an item whose grading raised."""
+        self.failed += 1
+        self.errors[f"item:{error.split(':', 1)[0]}"] += 1
+        self._example(f"{key}: {error}")
+
+    def build(
+        self,
+        judgments: Iterable[JudgmentRow],
+        *,
+        replayed: int = 0,
+        wall_s: float | None = None,
+    ) -> RunSummary:
+        """Build the summary, with the judge numbers taken from ``judgments``."""
+        calls = 0
+        tokens: TokenUsage | None = None
+        cost: float | None = 0.0
+        latencies = array("d")  # 8 bytes a call: a large run's summary stays small
+        for row in judgments:
+            calls += 1
+            if row.usage is not None:
+                tokens = row.usage if tokens is None else tokens + row.usage
+            cost = None if cost is None or row.cost is None else cost + row.cost
+            latencies.append(row.latency_s)
+        lat: dict[str, float] = {}
+        if latencies:
+            arr = np.frombuffer(latencies, dtype=np.float64)
+            for name, q in (("p50", 50), ("p90", 90), ("p99", 99)):
+                lat[name] = float(np.percentile(arr, q))
+            lat["max"] = float(arr.max())
+        s = self.scores
+        return RunSummary(
+            items_total=self.total,
+            items_graded=self.graded,
+            items_failed=self.failed,
+            items_with_judge_errors=self.with_errors,
+            items_resumed=self.resumed,
+            score_mean=statistics.fmean(s) if s else None,
+            score_median=statistics.median(s) if s else None,
+            score_min=min(s) if s else None,
+            score_max=max(s) if s else None,
+            verdicts={k: dict(v) for k, v in self.verdicts.items()},
+            judge_calls=calls,
+            replayed_calls=replayed,
+            tokens=tokens,
+            cost=cost if calls else None,
+            latency_s=lat,
+            errors=dict(self.errors),
+            error_examples=self.examples,
+            wall_s=wall_s,
+        )

@@ -1,0 +1,67 @@
+"""`rubricate evaluate` and `rubricate metrics`, invoked as the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rubricate._cli.main import main
+
+
+def _evaluate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["evaluate", "example:llm_rubric_microsoft", "--judge", "fake", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_evaluate_resume_and_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = str(tmp_path / "run")
+    code, out, _ = _evaluate(capsys, "--run-dir", run, "--max-items", "6", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["items_graded"] == 6 and summary["judge_calls"] == 6 * 9
+    assert (tmp_path / "run" / "dataset.jsonl").is_file()
+
+    code, _, err = _evaluate(capsys, "--run-dir", run, "--max-items", "8")
+    assert code == 1 and "already holds a run" in err and "--resume" in err
+
+    code, out, _ = _evaluate(capsys, "--run-dir", run, "--max-items", "8", "--resume", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["items_resumed"] == 6 and summary["judge_calls"] == 8 * 9
+
+    assert main(["metrics", run, "--json", "--bootstrap", "50", "--na-mode", "category"]) == 0
+    metrics = json.loads(capsys.readouterr().out)
+    assert metrics["items_judged"] == 8 and metrics["na_mode"] == "category"
+    keys = [c["key"] for c in metrics["criteria"]]
+    assert keys == ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "Q0"]
+    q8 = next(c for c in metrics["criteria"] if c["key"] == "Q8")
+    assert q8["kind"] == "nominal" and "N/A" in q8["labels"]
+    assert all(len(v) == 2 for v in q8["intervals"].values())
+
+    assert main(["metrics", run]) == 0
+    assert "Q2 [ordinal]" in capsys.readouterr().out
+
+    other = tmp_path / "other.json"
+    assert (
+        main(["evaluate", "example:llm_rubric_microsoft", "--judge", "fake", "--max-items", "1"])
+        == 0
+    )
+    from rubricate._examples import load_example_dataset
+
+    ds = load_example_dataset("llm_rubric_microsoft")
+    ds.items[0].submission += " (edited)"
+    ds.to_file(other)
+    capsys.readouterr()
+    assert main(["metrics", run, "--dataset", str(other)]) == 1
+    assert "dataset differs" in capsys.readouterr().err
+
+
+def test_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _evaluate(capsys, "--resume")
+    assert code == 1 and "--resume needs --run-dir" in err
+    assert main(["evaluate", str(tmp_path / "missing.json"), "--judge", "fake"]) == 1
+    assert "not found" in capsys.readouterr().err
+    assert main(["metrics", str(tmp_path)]) == 1
+    assert "not a run directory" in capsys.readouterr().err
