@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
+from .._version import __version__
 from .._errors import RubricateError
 
 __all__ = ["build_parser", "main"]

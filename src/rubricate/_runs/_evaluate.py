@@ -18,7 +18,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from .._errors import ConfigError, UsageError
 from .._judges._base import Judge
 from .._reports import EvaluationReport

@@ -145,7 +145,7 @@ def _ok(ref: str, description: str) -> dict[str, Any]:
 
 def openapi_document(settings: ServerSettings) -> dict[str, Any]:
     """The OpenAPI 3.1 document describing the server built with ``settings``."""
-    from .. import __version__
+    from .._version import __version__
 
     secured: list[dict[str, list[str]]] = [{"bearer": []}] if settings.token else []
     limits = (
