@@ -12,7 +12,15 @@ runs in a fresh process so peak memory is per size.
 
 ``--judge stub`` replaces the HTTP judge with one that sleeps ``--delay`` and
 answers, to separate the cost of the run machinery (pool, grader, run store)
-from the cost of the HTTP client.
+from the cost of the HTTP client. ``--judge instant`` keeps the real judge layer
+and the openai SDK but swaps the sockets and the server for an in-process
+transport that sleeps ``--delay``: the client's cost with no server competing.
+
+After the HTTP runs it measures what bounds the ratio: the server alone (driven
+by a raw-socket client that costs almost nothing) and the client alone (the
+instant transport). The client is one event loop, so it cannot finish more than
+1 / (CPU seconds per judgment) judgments a second; the server's threads and the
+client's loop share the machine's cores.
 """
 
 from __future__ import annotations
@@ -40,17 +48,10 @@ def _rss_kib() -> int:
 
 def serve(delay: float) -> None:
     """Run the chat server (in its own process, so it does not share our GIL)."""
-    import http.server
-
     sys.path.insert(0, str(ROOT / "tests"))
-    import chat_server
     from chat_server import ChatServer, Reply, schema_of
     from rubricate._judges._fake import fake_reply_for_schema
 
-    # 64 clients connect at once: a deeper accept queue than socketserver's 5, and
-    # no Nagle delay between the header and body writes of each response
-    http.server.ThreadingHTTPServer.request_queue_size = 1024
-    chat_server._Handler.disable_nagle_algorithm = True
     server = ChatServer().start()
     server.handler = lambda body: Reply.json(
         fake_reply_for_schema(schema_of(body) or {}), delay=delay
@@ -58,6 +59,69 @@ def serve(delay: float) -> None:
     print(server.base_url, flush=True)
     sys.stdin.read()  # serve until the parent closes our stdin
     server.close()
+
+
+def _cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def probe_server(url: str, concurrency: int, requests: int, server_pid: int) -> dict:
+    """The server alone: raw keep-alive POSTs over ``concurrency`` sockets, no SDK."""
+    from urllib.parse import urlparse
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from rubricate._graders._prompts import criterion_schema
+    from rubricate._model import Criterion
+
+    u = urlparse(url)
+    schema = criterion_schema(Criterion(name="c", requirement="r"))
+    fmt = {"type": "json_schema", "json_schema": {"name": "j", "schema": schema, "strict": True}}
+    body = json.dumps(
+        {
+            "model": "bench",
+            "messages": [
+                {"role": "system", "content": "You grade. " * 100},
+                {"role": "user", "content": "Answer number 1. " * 20},
+            ],
+            "response_format": fmt,
+        }
+    ).encode()
+    head = (
+        f"POST {u.path}/chat/completions HTTP/1.1\r\nHost: {u.netloc}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    message = head.encode() + body
+    left = [requests]
+
+    async def connection() -> None:
+        reader, writer = await asyncio.open_connection(u.hostname, u.port)
+        while left[0] > 0:
+            left[0] -= 1
+            writer.write(message)
+            header = await reader.readuntil(b"\r\n\r\n")
+            size = next(
+                int(line.split(b":")[1])
+                for line in header.split(b"\r\n")
+                if line.lower().startswith(b"content-length")
+            )
+            await reader.readexactly(size)
+        writer.close()
+
+    async def run() -> None:
+        await asyncio.gather(*(connection() for _ in range(concurrency)))
+
+    server_cpu = _cpu_s(server_pid)
+    cpu = time.process_time()
+    start = time.perf_counter()
+    asyncio.run(run())
+    wall = time.perf_counter() - start
+    return {
+        "requests_per_s": round(requests / wall, 1),
+        "server_cpu_ms_per_request": round((_cpu_s(server_pid) - server_cpu) / requests * 1e3, 3),
+        "load_cpu_ms_per_request": round((time.process_time() - cpu) / requests * 1e3, 3),
+    }
 
 
 class StubJudge:
@@ -81,6 +145,31 @@ class StubJudge:
         return JudgeResponse(data=data, raw_text=json.dumps(data), latency_s=self.delay)
 
 
+def instant_judge(delay: float, concurrency: int) -> Any:
+    """The real judge layer and SDK over an in-process transport that sleeps ``delay``."""
+    import httpx2
+    import openai
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from chat_server import Reply, _completion, schema_of
+    from rubricate._judges._base import JudgeConfig
+    from rubricate._judges._fake import fake_reply_for_schema
+    from rubricate._judges._openai import OpenAIJudge
+    from rubricate._judges._reliable import make_reliable
+
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        await asyncio.sleep(delay)
+        body = json.loads(request.content)
+        reply = Reply.json(fake_reply_for_schema(schema_of(body) or {}))
+        return httpx2.Response(200, json=_completion(reply, body))
+
+    url = "http://instant.invalid/v1"
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    client = openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0, http_client=http)
+    config = JudgeConfig(base_url=url, cache=False, concurrency=concurrency)
+    return make_reliable(OpenAIJudge("bench", config, client=client), config, "openai", "bench")
+
+
 def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: str | None) -> dict:
     from rubricate._dataset import DataItem, RubricDataset
     from rubricate._graders import CriterionGrader
@@ -101,11 +190,14 @@ def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: st
     )
     if judge_kind == "stub":
         judge: Any = StubJudge(delay, concurrency)
+    elif judge_kind == "instant":
+        judge = instant_judge(delay, concurrency)
     else:
         judge = get_judge("openai/bench", base_url=url, concurrency=concurrency, cache=False)
     grader = CriterionGrader(judge=judge, concurrency=concurrency)
     with tempfile.TemporaryDirectory() as tmp:
         base = _rss_kib()
+        cpu = time.process_time()
         start = time.perf_counter()
         result = asyncio.run(
             evaluate(
@@ -113,6 +205,7 @@ def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: st
             )
         )
         wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     judgments = result.summary.judge_calls
     assert judgments == items * CRITERIA, result.summary.to_text()
@@ -125,9 +218,45 @@ def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: st
         "judgments_per_s": round(rate, 1),
         "ideal_per_s": round(ideal, 1),
         "ratio": round(rate / ideal, 3),
+        "client_cpu_ms_per_judgment": round(cpu / judgments * 1000, 3),
         "peak_rss_growth_mib": round((peak - base) / 1024, 1),
         "failed": result.summary.items_failed + result.summary.items_with_judge_errors,
     }
+
+
+def _child(*args: str) -> dict:
+    cmd = [sys.executable, __file__, *args]
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
+def _line(r: dict) -> str:
+    return (
+        f"{r['items']:>6} items: {r['judgments_per_s']:>7.1f} judgments/s of ideal "
+        f"{r['ideal_per_s']:.0f} = {r['ratio']:.2f}   wall {r['wall_s']:.1f}s   "
+        f"client CPU {r['client_cpu_ms_per_judgment']:.2f} ms/judgment   "
+        f"peak RSS growth {r['peak_rss_growth_mib']:.1f} MiB   failed {r['failed']}"
+    )
+
+
+def explain(http: dict, server: dict, instant: dict, ideal: float, cores: int) -> list[str]:
+    """What bounds the HTTP ratio, from the measurements (printed after the runs)."""
+    cpu = http["client_cpu_ms_per_judgment"] / 1e3
+    ceiling = 1 / cpu
+    server_cpu = server["server_cpu_ms_per_request"] / 1e3
+    need = (cpu + server_cpu) * ideal
+    return [
+        f"server alone (raw-socket client, no SDK): {server['requests_per_s']:.0f} req/s = "
+        f"{server['requests_per_s'] / ideal:.2f} of ideal, "
+        f"{server['server_cpu_ms_per_request']:.2f} ms server CPU per request",
+        f"client alone (real judge layer + SDK, in-process transport, no server): "
+        f"{instant['judgments_per_s']:.0f} judgments/s = {instant['ratio']:.2f} of ideal, "
+        f"{instant['client_cpu_ms_per_judgment']:.2f} ms CPU per judgment",
+        f"bound: the client is one event loop (one core) spending "
+        f"{cpu * 1e3:.2f} ms CPU per judgment over HTTP, so at most {ceiling:.0f}/s = "
+        f"{ceiling / ideal:.2f} of ideal even with the loop 100% busy; the ideal "
+        f"{ideal:.0f}/s would need {need:.2f} cores of client + server CPU on this "
+        f"machine ({cores} cores, shared with other load).",
+    ]
 
 
 def main() -> None:
@@ -135,9 +264,11 @@ def main() -> None:
     ap.add_argument("--items", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--delay", type=float, default=0.05)
-    ap.add_argument("--judge", choices=("http", "stub"), default="http")
+    ap.add_argument("--judge", choices=("http", "stub", "instant"), default="http")
+    ap.add_argument("--no-bounds", action="store_true", help="skip the server/client probes")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--probe", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--url", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
@@ -145,6 +276,10 @@ def main() -> None:
         return
     if args.one:
         out = measure(args.items[0], args.concurrency, args.delay, args.judge, args.url)
+        print(json.dumps(out), flush=True)
+        return
+    if args.probe is not None:
+        out = probe_server(args.url, args.concurrency, args.items[0] * CRITERIA, args.probe)
         print(json.dumps(out), flush=True)
         return
     server = None
@@ -158,33 +293,25 @@ def main() -> None:
         )
         assert server.stdout is not None
         url = server.stdout.readline().strip()
+    common = ["--concurrency", str(args.concurrency), "--delay", str(args.delay)]
     try:
         print(
             f"{CRITERIA} criteria per item, concurrency {args.concurrency}, "
             f"reply delay {args.delay * 1000:.0f} ms, judge: {args.judge}"
         )
+        results = []
         for n in args.items:
-            cmd = [
-                sys.executable,
-                __file__,
-                "--one",
-                "--items",
-                str(n),
-                "--judge",
-                args.judge,
-                "--concurrency",
-                str(args.concurrency),
-                "--delay",
-                str(args.delay),
-            ]
-            if url:
-                cmd += ["--url", url]
-            r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-            print(
-                f"{r['items']:>6} items: {r['judgments_per_s']:>7.1f} judgments/s of ideal "
-                f"{r['ideal_per_s']:.0f} = {r['ratio']:.2f}   wall {r['wall_s']:.1f}s   "
-                f"peak RSS growth {r['peak_rss_growth_mib']:.1f} MiB   failed {r['failed']}"
-            )
+            extra = ["--url", url] if url else []
+            r = _child("--one", "--items", str(n), "--judge", args.judge, *common, *extra)
+            results.append(r)
+            print(_line(r), flush=True)
+        if server is not None and url is not None and not args.no_bounds:
+            n = str(args.items[0])
+            probe = _child("--probe", str(server.pid), "--items", n, "--url", url, *common)
+            instant = _child("--one", "--items", n, "--judge", "instant", *common)
+            ideal = args.concurrency / args.delay
+            for text in explain(results[0], probe, instant, ideal, os.cpu_count() or 1):
+                print(text)
     finally:
         if server is not None:
             assert server.stdin is not None
