@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from chat_server import ChatServer, Reply
 from rubricate import Criterion, Rubric
 from rubricate._cli._grade_io import Item
 from rubricate._cli.cmd_grade import _grade_all
@@ -182,20 +183,101 @@ async def test_results_are_written_in_order_as_soon_as_possible() -> None:
     assert [r.id for r in reports] == ["0", "1", "2", "3"]
 
 
-def test_grade_against_the_chat_server(
-    files: tuple[Path, Path], tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
-    try:
-        server = request.getfixturevalue("chat_server")
-    except pytest.FixtureLookupError:
-        pytest.skip("the chat_server fixture is not available yet")
+def grade_cli(files: tuple[Path, Path], out: Path, server: ChatServer, *extra: str) -> int:
     rubric, answers = files
+    args = ["grade", str(rubric), str(answers), "-o", str(out), "--base-url", server.base_url]
+    return main([*args, *extra])
+
+
+def by_text(body: Any) -> Reply:
+    """MET for the Rayleigh criterion when the submission says Rayleigh, and so on."""
+    user = body["messages"][1]["content"]
+    said = "Rayleigh" in user.split("</submission-")[0].rsplit("<submission-", 1)[1]
+    if body["response_format"]["json_schema"]["name"] == "holistic_score":
+        return Reply.json({"reason": "r", "score": 90 if said else 10})
+    if body["response_format"]["json_schema"]["name"] == "rubric_judgment":
+        first = "MET" if said else "UNMET"
+        return Reply.json({"1": {"reason": "r", "verdict": first}})  # 2 missing: re-asked
+    asked = user.rsplit("Criterion", 1)[-1]
+    return Reply.json(
+        {"reason": "r", "verdict": "MET" if ("Rayleigh" in asked) == said else "UNMET"}
+    )
+
+
+@pytest.mark.parametrize(
+    ("grader", "calls"), [("per-criterion", 2), ("one-shot", 2), ("holistic", 1)]
+)
+def test_every_grader_against_the_chat_server(
+    files: tuple[Path, Path],
+    tmp_path: Path,
+    chat_server: ChatServer,
+    capsys: pytest.CaptureFixture[str],
+    grader: str,
+    calls: int,
+) -> None:
+    chat_server.handler = by_text
     out = tmp_path / "out.jsonl"
-    args = ["grade", str(rubric), str(answers), "--judge", "openai/test", "-o", str(out)]
-    assert main([*args, "--base-url", server.base_url]) == 0
+    assert grade_cli(files, out, chat_server, "--judge", "openai/test", "--grader", grader) == 0
     reports = read_jsonl(out)
     assert [r["id"] for r in reports] == ["x1", "2", "7"]
-    assert all(r["judge_calls"] == 2 for r in reports)
+    assert [r["judge_calls"] for r in reports] == [calls] * 3
+    assert len(chat_server.chat_requests) == 3 * calls
+    if grader == "holistic":
+        assert [r["llm_raw_score"] for r in reports] == [90, 10, 10]
+    else:
+        verdicts = [[c["verdict"] for c in r["report"]] for r in reports]
+        assert verdicts == [["MET", "UNMET"], ["UNMET", "MET"], ["UNMET", "MET"]]
+    assert all(r["token_usage"]["prompt_tokens"] == 10 * calls for r in reports)
+    err = capsys.readouterr().err
+    assert f"judge calls: {3 * calls}" in err and "items not graded: 0" in err
+
+
+def test_an_ensemble_of_two_server_models_from_the_command_line(
+    files: tuple[Path, Path], tmp_path: Path, chat_server: ChatServer
+) -> None:
+    chat_server.handler = lambda body: Reply.json(
+        {"reason": body["model"], "verdict": "MET" if body["model"] == "a" else "UNMET"}
+    )
+    out = tmp_path / "out.jsonl"
+    assert grade_cli(files, out, chat_server, "--judges", "openai/a=2,openai/b") == 0
+    first = read_jsonl(out)[0]["report"][0]
+    assert first["verdict"] == "MET"  # the weights count: 2 for MET, 1 against
+    votes = [(v["judge_id"], v["weight"], v["verdict"]) for v in first["votes"]]
+    assert votes == [("openai/a", 2.0, "MET"), ("openai/b", 1.0, "UNMET")]
+    assert {r.json["model"] for r in chat_server.chat_requests} == {"a", "b"}
+
+
+def test_server_errors_are_recorded_and_summarised(
+    files: tuple[Path, Path],
+    tmp_path: Path,
+    chat_server: ChatServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    chat_server.handler = lambda body: Reply.server_error(headers={"Retry-After": "0"})
+    out = tmp_path / "out.jsonl"
+    assert grade_cli(files, out, chat_server, "--judge", "openai/test") == 0
+    reports = read_jsonl(out)
+    assert all(r.get("score") is None for r in reports)
+    crits = [c for r in reports for c in r["report"]]
+    assert {c["error_category"] for c in crits} == {"server"}
+    assert all("after 5 attempts" in c["error"] for c in crits)  # 4 retries by default
+    assert len(chat_server.chat_requests) == 6 * 5
+    assert "errors: 6 criteria; items not graded: 3" in capsys.readouterr().err
+
+
+def test_replies_that_are_not_json_are_recorded_as_parse_errors(
+    files: tuple[Path, Path], tmp_path: Path, chat_server: ChatServer
+) -> None:
+    chat_server.handler = lambda body: Reply.text("MET, clearly.")
+    out = tmp_path / "out.jsonl"
+    for grader in ("per-criterion", "one-shot", "holistic"):
+        assert grade_cli(files, out, chat_server, "--judge", "openai/t", "--grader", grader) == 0
+        reports = read_jsonl(out)
+        assert all(r.get("score") is None for r in reports)
+        if grader == "holistic":
+            assert all(r["error"].startswith("no score: parse:") for r in reports)
+        else:
+            assert {c["error_category"] for r in reports for c in r["report"]} == {"parse"}
 
 
 def test_progress_bar_draws_only_on_a_terminal() -> None:

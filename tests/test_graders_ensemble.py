@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from rubricate import ConfigError, Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric
-from rubricate._graders import CriterionGrader, JudgeSpec
+from rubricate._graders import CriterionGrader, JudgeSpec, PerCriterionOneShotGrader
 from rubricate._graders._ensemble import check_aggregation, decide_binary, decide_options
+from rubricate._graders._judging import shuffle_order
 from rubricate._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
@@ -219,3 +221,56 @@ async def test_with_judges_wraps_every_member_and_keeps_ids(rubric: Rubric) -> N
     assert len(seen) == 6 and wrapped.judge_ids == ["a", "b"]
     assert [v.judge_id for v in (report.report or [])[0].votes or []] == ["a", "b"]
     assert all(not isinstance(m.judge, Recording) for m in grader.members())
+
+
+def pick(label: str) -> FakeJudge:
+    """A judge that picks the option called ``label`` wherever it is shown."""
+
+    def reply(req: Any) -> dict[str, Any]:
+        shown = req.user[req.shared_prefix_chars :]
+        m = re.search(rf"^(\d+)\. {label}$", shown, re.MULTILINE)
+        assert m is not None
+        return {"reason": "r", "option": int(m.group(1))}
+
+    return FakeJudge(default=reply)
+
+
+@pytest.mark.parametrize("grader_cls", [CriterionGrader, PerCriterionOneShotGrader])
+async def test_each_vote_records_the_option_order_its_judge_saw(
+    grader_cls: type[CriterionGrader],
+) -> None:
+    crit = Criterion(requirement="level", weight=5, options=opts(0.0, 0.25, 0.5, 0.75, 1.0))
+    rubric = Rubric([crit])
+    if grader_cls is PerCriterionOneShotGrader:
+        picks = [FakeJudge(default={"1": {"reason": "r", "option": 1}}) for _ in range(2)]
+    else:
+        picks = [pick("o3"), pick("o3")]
+    grader = grader_cls(
+        judges=[JudgeSpec(picks[0], id="a"), JudgeSpec(picks[1], id="b")],
+        shuffle_options=True,
+        seed=7,
+    )
+    differ = 0
+    for item in ("i1", "i2", "i3", "i4"):
+        report = await grader.grade(rubric, "text", item_id=item)
+        (rep,) = report.report or []
+        votes = rep.votes or []
+        for vote in votes:
+            expected = shuffle_order(crit, seed=7, item_key=item, index=0, judge_id=vote.judge_id)
+            assert vote.shuffle_order == expected
+            assert vote.selection is not None
+            # the number a judge said maps back through its own order
+            if grader_cls is PerCriterionOneShotGrader:
+                assert vote.selection.index == expected[0]
+            else:
+                assert vote.selection.label == "o3"
+        differ += votes[0].shuffle_order != votes[1].shuffle_order
+        dumped = report.model_dump(mode="json")["report"][0]["votes"]
+        assert [v["shuffle_order"] for v in dumped] == [v.shuffle_order for v in votes]
+    assert differ > 0  # the two judges really saw different orders
+
+
+async def test_votes_have_no_shuffle_order_without_shuffling() -> None:
+    rubric = Rubric([Criterion(requirement="level", weight=5, options=opts(0.0, 1.0))])
+    report = await CriterionGrader(judges=[pick("o1"), pick("o1")]).grade(rubric, "x")
+    assert all(v.shuffle_order is None for v in (report.report or [])[0].votes or [])

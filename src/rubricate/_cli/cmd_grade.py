@@ -45,7 +45,8 @@ def register(subparsers: Any) -> None:
         "--judges",
         nargs="+",
         metavar="SPEC",
-        help="an ensemble: specs separated by commas or spaces; SPEC=WEIGHT sets a weight",
+        help="an ensemble: specs separated by commas or spaces; SPEC=WEIGHT sets a vote "
+        "weight (votes are weighted; a criterion's own aggregation still wins)",
     )
     p.add_argument("--grader", choices=GRADERS, default="per-criterion")
     p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
@@ -108,6 +109,13 @@ def _grader(args: argparse.Namespace) -> Any:
     if judges and args.judge:
         raise ConfigError("give --judge or --judges, not both")
     if judges:
+        if cls is not RubricAsJudgeGrader:
+            # with equal weights these equal majority / mean / mode; SPEC=WEIGHT then counts
+            options.update(
+                aggregation="weighted",
+                ordinal_aggregation="weighted_mean",
+                nominal_aggregation="weighted_mode",
+            )
         return cls(judges=judges, **options)
     return cls(args.judge or "local", **options)
 

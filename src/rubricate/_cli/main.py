@@ -12,8 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from .._version import __version__
 from .._errors import RubricateError
+from .._version import __version__
 
 __all__ = ["build_parser", "main"]
 

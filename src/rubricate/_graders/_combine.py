@@ -16,21 +16,25 @@ applies only when every member failed. Then the criterion gets:
 * or, with ``on_error="raise"``, the :class:`JudgeError` is raised.
 
 When every criterion failed, nothing was graded and ``score`` is None.
+
+Criteria scored by another method (a function, a JSON Schema, ``llm_decode``) record
+their failures the same way (``_methods.run_method``); :func:`apply_policy` puts
+those reports through this same policy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
-from .._errors import ConfigError
+from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._model import Criterion, CriterionVerdict
 from .._reports import CriterionReport, OptionSelection, TokenUsage
 from ._ensemble import decide_binary, decide_options
 from ._judging import Outcome
 
-__all__ = ["FailurePolicy", "combine"]
+__all__ = ["FailurePolicy", "apply_policy", "combine"]
 
 OnError = Literal["record", "raise"]
 
@@ -157,4 +161,34 @@ def combine(
         reason=agree.reason,
         reasoning=agree.reasoning,
         agreement=decision.agreement,
+    )
+
+
+_CATEGORIES: frozenset[str] = frozenset(get_args(JudgeErrorCategory))
+
+
+def apply_policy(report: CriterionReport, policy: FailurePolicy) -> CriterionReport:
+    """Put a report that recorded its own failure (``error`` set) through ``policy``.
+
+    The error stays recorded; only the verdict or option changes (to the fallback).
+
+    Raises:
+        JudgeError: ``policy.on_error`` is ``"raise"``; its category is the report's
+            (``unknown`` for one outside :data:`JudgeErrorCategory`, the message keeps it).
+    """
+    if report.error is None:
+        return report
+    if policy.on_error == "raise":
+        given = report.error_category or "unknown"
+        category: JudgeErrorCategory = "unknown"
+        message = report.error
+        if given in _CATEGORIES:
+            category = cast(JudgeErrorCategory, given)
+            message = message.removeprefix(f"{given}: ")
+        raise JudgeError(message, category=category)
+    if policy.fallback is None:
+        return report
+    decided = _fallback(report.criterion, policy)
+    return report.model_copy(
+        update={"verdict": decided.get("verdict"), "selection": decided.get("selection")}
     )

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._errors import ConfigError, JudgeError
+from .._errors import JudgeError
 from .._judges._base import JudgeRequest
 from .._model import Criterion, ScoringType
 from .._reports import CriterionReport, EvaluationReport
 from .._scoring import assemble_reports, finalize
 from ._base import GradeContext, GradePlan, Grader, gather_all
-from ._combine import combine
+from ._combine import apply_policy, combine
 from ._ensemble import check_aggregation
 from ._judging import Member, Outcome, ask, shuffle_order
 from ._prompts import (
@@ -22,6 +22,9 @@ from ._prompts import (
     criterion_prompt,
     criterion_schema,
 )
+
+if TYPE_CHECKING:
+    from .._methods import FunctionRegistry
 
 __all__ = ["CriterionGrader", "PerCriterionGrader"]
 
@@ -43,7 +46,8 @@ class CriterionGrader(Grader):
             item (``item_id`` or the submission's hash), the criterion and the judge.
         add_na_option: give multi-choice criteria without one an N/A option.
         seed: mixed into the shuffle seed.
-        functions: named callables for criteria scored by ``function``.
+        functions: a :class:`FunctionRegistry` or ``{ref: function}`` dict for criteria
+            scored by ``function`` or ``json_schema`` (used as given, not copied).
     """
 
     kind = "per-criterion"
@@ -59,7 +63,7 @@ class CriterionGrader(Grader):
         shuffle_options: bool = False,
         add_na_option: bool = False,
         seed: int = 0,
-        functions: Mapping[str, Callable[..., Any]] | None = None,
+        functions: FunctionRegistry | Mapping[str, Callable[..., Any]] | None = None,
         **options: Any,
     ) -> None:
         super().__init__(judge, **options)
@@ -69,7 +73,7 @@ class CriterionGrader(Grader):
         self.shuffle_options = shuffle_options
         self.add_na_option = add_na_option
         self.seed = seed
-        self.functions = dict(functions or {})
+        self.functions = functions
 
     # -- helpers shared with the one-shot grader -------------------------------------
     def effective(self, criterion: Criterion) -> Criterion:
@@ -155,23 +159,34 @@ class CriterionGrader(Grader):
         return report, sum(o.calls for o in outcomes), sum(1 for o in outcomes if o.cached)
 
     async def run_method(self, ctx: GradeContext, criterion: Criterion) -> CriterionReport:
-        """Score a criterion whose method is not ``llm`` (code, schema, metric ...)."""
-        try:
-            from .. import _methods  # type: ignore[attr-defined, unused-ignore]
-        except ImportError:  # pragma: no cover - while _methods is being built
-            raise ConfigError(
-                f"criterion {criterion.key or criterion.requirement[:40]!r} uses scoring method "
-                f"{criterion.method.value!r}, which this install cannot run"
-            ) from None
+        """Score a criterion whose method is not ``llm`` (code, schema, decode ...).
+
+        A failure it records goes through the same failure policy as a judge's.
+        """
+        from .._methods import run_method
+
         judge = self.members()[0].judge
         try:
-            report: CriterionReport = await _methods.run_method(
+            report = await run_method(
                 criterion, ctx.submission.output, judge=judge, functions=self.functions
             )
         except JudgeError as e:
             out = Outcome(judge_id=criterion.method.value, error=e, cost=0.0)
             return combine(criterion, [out], method="majority", ensemble=False, policy=self.failure)
-        return report
+        return apply_policy(report, self.failure)
+
+    def check_methods(self, criteria: Sequence[Criterion]) -> None:
+        """Raise ConfigError now for a non-``llm`` criterion that cannot run (before any call)."""
+        others = [c for c in criteria if c.method is not ScoringType.LLM]
+        if not others:
+            return
+        from .._methods import FunctionRegistry
+        from .._methods._run import check_method
+
+        registry = FunctionRegistry.coerce(self.functions)
+        judge = self.members()[0].judge
+        for c in others:
+            check_method(c, registry, judge)
 
     async def leaf(
         self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion
@@ -204,6 +219,7 @@ class CriterionGrader(Grader):
         criteria = [self.effective(c) for c in ctx.rubric.leaves()]
         for i, c in enumerate(criteria):
             self.method_for(c, i)  # usage errors before any call
+        self.check_methods(criteria)
         prefix = self.prefix(ctx)
         leaves = await gather_all([self.leaf(ctx, prefix, i, c) for i, c in enumerate(criteria)])
         return self.finish(ctx, leaves)

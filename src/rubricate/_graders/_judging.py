@@ -69,6 +69,7 @@ class Outcome:
             selection=self.selection(criterion),
             reason=self.reason,
             error=str(self.error) if self.error is not None else None,
+            shuffle_order=self.shuffle_order,
         )
 
 

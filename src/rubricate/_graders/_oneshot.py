@@ -122,6 +122,7 @@ class PerCriterionOneShotGrader(CriterionGrader):
         leaves_in = [self.effective(c) for c in ctx.rubric.leaves()]
         for i, c in enumerate(leaves_in):
             self.method_for(c, i)
+        self.check_methods(leaves_in)
         prefix = self.prefix(ctx)
         members = self.members()
         per_member = await gather_all([self._member(ctx, prefix, m) for m in members])

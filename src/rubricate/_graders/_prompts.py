@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._model import Criterion, Rubric
+from .._model import CalibrationExample, Criterion, Rubric
 from ._inputs import Submission
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "approx_tokens",
     "block_code",
     "build_prefix",
+    "calibration_examples",
     "criterion_prompt",
     "criterion_schema",
     "holistic_prompt",
@@ -168,17 +169,36 @@ def _examples_line(labels: Sequence[str | None], criterion: Criterion, shown: li
     return ("Graded examples: " + ", ".join(pairs) + "\n") if pairs else ""
 
 
-def _calibration(criterion: Criterion) -> str:
-    if not criterion.examples:
-        return ""
+def _short(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def calibration_examples(
+    criterion: Criterion, max_examples: int | None = None
+) -> list[tuple[str, CalibrationExample]]:
+    """The criterion's scored examples to show, as (level, example) pairs.
+
+    Levels take turns (the first example of each level, then the second ...), so
+    a limit keeps both good and poor examples; ``None`` shows all, 0 none.
+    """
+    if not criterion.examples or max_examples == 0:
+        return []
+    queues = [[(level, ex) for ex in exs] for level, exs in criterion.examples.items()]
+    picked: list[tuple[str, CalibrationExample]] = []
+    depth = max((len(q) for q in queues), default=0)
+    for k in range(depth):
+        picked.extend(q[k] for q in queues if k < len(q))
+    return picked if max_examples is None else picked[:max_examples]
+
+
+def _calibration(criterion: Criterion, max_examples: int | None = None) -> str:
     lines = []
-    for level, exs in criterion.examples.items():
-        for ex in exs:
-            out = " ".join(ex.output.split())
-            out = out if len(out) <= 200 else out[:197] + "..."
-            score = f" (score {ex.score:g})" if ex.score is not None else ""
-            lines.append(f"- {level}{score}: {out}")
-    return "Calibration:\n" + "\n".join(lines) + "\n"
+    for level, ex in calibration_examples(criterion, max_examples):
+        score = f" (score {ex.score:g})" if ex.score is not None else ""
+        why = f" Why: {_short(ex.explanation, 160)}" if ex.explanation else ""
+        lines.append(f"- {level}{score}: {_short(ex.output, 200)}{why}")
+    return ("Calibration:\n" + "\n".join(lines) + "\n") if lines else ""
 
 
 def criterion_prompt(
@@ -186,15 +206,19 @@ def criterion_prompt(
     *,
     order: Sequence[int] | None = None,
     example_labels: Sequence[str | None] = (),
+    max_examples: int | None = None,
 ) -> str:
-    """Write the criterion part of a per-criterion prompt (placed after the prefix)."""
+    """Write the criterion part of a per-criterion prompt (placed after the prefix).
+
+    ``max_examples`` caps the criterion's calibration examples shown (None: all).
+    """
     req = " ".join(criterion.requirement.split())
     if criterion.is_multi_choice:
         shown = shown_options(criterion, order)
         opts = "\n".join(f"{n}. {_option_line(criterion, i)}" for n, i in enumerate(shown, 1))
         return (
             f"Question: {req}\nOptions:\n{opts}\n"
-            + _calibration(criterion)
+            + _calibration(criterion, max_examples)
             + _examples_line(example_labels, criterion, shown)
             + f'Pick the best fit. Reply {{{_REASON}, "option": <number>}}'
         )
@@ -207,7 +231,7 @@ def criterion_prompt(
         head = f"Criterion: {req}\nMET if the submission satisfies it; UNMET if not."
     return (
         f"{head} CANNOT_ASSESS only if there is no way to tell.\n"
-        + _calibration(criterion)
+        + _calibration(criterion, max_examples)
         + _examples_line(example_labels, criterion, [])
         + f'Reply {{{_REASON}, "verdict": "MET" | "UNMET" | "CANNOT_ASSESS"}}'
     )

@@ -25,7 +25,7 @@ llama.cpp work of the process happens one call at a time, off the event loop.
 
 from __future__ import annotations
 
-import asyncio
+import atexit
 import math
 import os
 import threading
@@ -38,6 +38,20 @@ __all__ = ["DEFAULT_CEILING", "Perplexity", "default_model_path", "perplexity_to
 DEFAULT_CEILING = 1000.0
 _MODELS: dict[str, tuple[Any, threading.Lock]] = {}
 _MODELS_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_models() -> None:
+    # free the models while llama_cpp is still whole (see the local judge's twin)
+    with _MODELS_LOCK:
+        models = list(_MODELS.values())
+        _MODELS.clear()
+    for llm, lock in models:
+        if lock.acquire(timeout=60):
+            try:
+                llm.close()
+            finally:
+                lock.release()
 
 
 def perplexity_to_unit(perplexity: float, ceiling: float = DEFAULT_CEILING) -> float:
@@ -152,12 +166,10 @@ class Perplexity:
                 f"metric {inp.name!r}: config.ceiling {ceiling!r} must be a number > 1"
             )
         context = inp.query if inp.config.get("condition_on_query", False) else None
-        from .._judges import _local
+        from .._judges._local_worker import shared_scheduler
 
         # llama.cpp work runs on the local judge's one worker thread, one call at a time
-        loop = asyncio.get_running_loop()
-        ppl, n, truncated = await loop.run_in_executor(
-            _local._worker(), self.compute, inp.prediction, context
-        )
+        prediction = inp.prediction
+        ppl, n, truncated = await shared_scheduler().run(lambda: self.compute(prediction, context))
         details = {"tokens": n, "truncated": truncated, "ceiling": float(ceiling)}
         return MetricValue(value=perplexity_to_unit(ppl, float(ceiling)), raw=ppl, details=details)

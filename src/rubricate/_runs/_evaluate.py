@@ -18,10 +18,10 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
 from .._errors import ConfigError, UsageError
 from .._judges._base import Judge
 from .._reports import EvaluationReport
+from .._version import __version__
 from ._bind import bind_judges
 from ._fingerprint import describe_judge, item_key, run_fingerprints
 from ._progress import ProgressArg, make_progress

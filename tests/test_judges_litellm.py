@@ -1,0 +1,111 @@
+"""The optional ``litellm/<model>`` adapter: lazy import, install hint, request mapping."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rubricate import ConfigError, JudgeError
+from rubricate._judges._base import JudgeConfig, JudgeRequest
+from rubricate._judges._registry import get_judge
+
+HAS_LITELLM = importlib.util.find_spec("litellm") is not None
+SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string"}}}
+
+
+def test_import_rubricate_never_imports_optional_sdks() -> None:
+    code = (
+        "import sys, rubricate\n"
+        "from rubricate._judges._registry import get_judge, judge_backends\n"
+        "assert {'local', 'anthropic', 'litellm'} <= set(judge_backends())\n"
+        "get_judge('fake')\n"
+        "heavy = {'litellm', 'llama_cpp', 'anthropic'} & set(sys.modules)\n"
+        "print(sorted(heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.skipif(HAS_LITELLM, reason="litellm is installed")
+def test_missing_extra_gives_the_install_hint() -> None:
+    with pytest.raises(ConfigError, match=r"pip install 'rubricate\[litellm\]'"):
+        get_judge("litellm/gemini/gemini-2.0-flash")
+
+
+# A stand-in for the litellm package's public surface (``acompletion`` and an
+# exception class), so the adapter's mapping is tested without the real SDK.
+STAND_IN = """
+CALLS = []
+SCRIPT = []
+
+class BadRequestError(Exception):
+    status_code = 400
+
+class RateLimitError(Exception):
+    status_code = 429
+
+async def acompletion(**params):
+    CALLS.append(params)
+    reply = SCRIPT.pop(0)
+    if isinstance(reply, Exception):
+        raise reply
+    return reply
+"""
+
+
+@pytest.fixture
+def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    (tmp_path / "litellm.py").write_text(textwrap.dedent(STAND_IN))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "litellm", raising=False)
+    import litellm
+
+    yield litellm
+    sys.modules.pop("litellm", None)
+
+
+def reply(content: str, finish: str = "stop") -> dict[str, object]:
+    return {
+        "model": "gemini-2.0-flash",
+        "choices": [{"message": {"content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15},
+    }
+
+
+@pytest.mark.skipif(HAS_LITELLM, reason="the real litellm is installed")
+async def test_adapter_maps_request_and_reply(stand_in: Any) -> None:
+    from rubricate._judges._litellm import LiteLLMJudge
+
+    lt = stand_in
+    lt.SCRIPT[:] = [
+        lt.BadRequestError("response_format json_schema is not supported"),
+        reply('{"verdict": "MET"}'),
+        lt.RateLimitError("slow down"),
+    ]
+    cfg = JudgeConfig(seed=3, extra_params={"top_p": 0.5})
+    judge = LiteLLMJudge("gemini/gemini-2.0-flash", cfg)
+    request = JudgeRequest(system="Grade.", user="Paris.", schema=SCHEMA)
+    response = await judge.judge(request)
+    assert response.data == {"verdict": "MET"} and response.model == "gemini-2.0-flash"
+    assert response.usage is not None and response.usage.total_tokens == 15
+
+    first, second = lt.CALLS
+    assert first["response_format"]["type"] == "json_schema"
+    assert first["num_retries"] == 0 and first["seed"] == 3 and first["top_p"] == 0.5
+    assert first["temperature"] == 0.0 and first["model"] == "gemini/gemini-2.0-flash"
+    assert second["response_format"] == {"type": "json_object"}
+    assert '"verdict"' in second["messages"][0]["content"]  # the schema moved into the prompt
+
+    with pytest.raises(JudgeError) as info:
+        await judge.judge(request)
+    assert info.value.category == "rate_limit"
+    assert judge.provider.price_provider == "gemini"
