@@ -23,7 +23,6 @@ import time
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlparse
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._reports import TokenUsage
@@ -116,16 +115,7 @@ class AnthropicJudge:
     @property
     def provider(self) -> Provider:
         """Limits key, cache identity and price row of this endpoint."""
-        url = self.base_url
-        official = url is None or urlparse(url).hostname == "api.anthropic.com"
-        return Provider(
-            backend="anthropic",
-            model=self.model,
-            key=f"anthropic|{url or _OFFICIAL}",
-            identity={"base_url": url},
-            price_provider="anthropic" if official else None,
-            price_url=None if official else url,
-        )
+        return Provider.for_endpoint("anthropic", self.model, self.base_url, _OFFICIAL)
 
     async def client(self) -> Any:
         """The SDK client for the running event loop (one per loop, closed with it)."""

@@ -180,15 +180,8 @@ class OpenAIJudge:
     @property
     def provider(self) -> Provider:
         """Limits key, cache identity and price row of this endpoint."""
-        url = self.base_url
-        official = url is None or urlparse(url).hostname == "api.openai.com"
-        return Provider(
-            backend="openai",
-            model=self.model,
-            key=f"openai|{url or 'https://api.openai.com/v1'}",
-            identity={"base_url": url},
-            price_provider="openai" if official else None,
-            price_url=None if official else url,
+        return Provider.for_endpoint(
+            "openai", self.model, self.base_url, "https://api.openai.com/v1"
         )
 
     async def client(self) -> openai.AsyncOpenAI:

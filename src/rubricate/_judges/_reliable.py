@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlparse
 
 from .._errors import JudgeError
 from .._reports import TokenUsage
@@ -49,6 +50,19 @@ class Provider:
     identity: Mapping[str, Any]
     price_provider: str | None = None
     price_url: str | None = None
+
+    @classmethod
+    def for_endpoint(cls, backend: str, model: str, url: str | None, official: str) -> Provider:
+        """The provider of an HTTP endpoint; the official one (``official`` URL) has prices."""
+        is_official = url is None or urlparse(url).hostname == urlparse(official).hostname
+        return cls(
+            backend=backend,
+            model=model,
+            key=f"{backend}|{url or official}",
+            identity={"base_url": url},
+            price_provider=backend if is_official else None,
+            price_url=None if is_official else url,
+        )
 
 
 class ReliableJudge:
