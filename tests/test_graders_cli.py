@@ -198,7 +198,7 @@ def by_text(body: Any) -> Reply:
     if body["response_format"]["json_schema"]["name"] == "rubric_judgment":
         first = "MET" if said else "UNMET"
         return Reply.json({"1": {"reason": "r", "verdict": first}})  # 2 missing: re-asked
-    asked = user.rsplit("Criterion", 1)[-1]
+    asked = user.split("</submission-")[-1]
     return Reply.json(
         {"reason": "r", "verdict": "MET" if ("Rayleigh" in asked) == said else "UNMET"}
     )

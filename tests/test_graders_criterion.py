@@ -64,9 +64,36 @@ async def test_negative_criteria_ask_whether_the_error_is_present(rubric: Rubric
     by_index = {r.tags["criterion"]: r for r in judge.requests}
     negative = by_index[1].user[by_index[1].shared_prefix_chars :]
     positive = by_index[0].user[by_index[0].shared_prefix_chars :]
-    assert "Criterion (an error): Claims the sky reflects the ocean" in negative
-    assert "MET if the submission makes this error" in negative
+    assert "Error to look for: Claims the sky reflects the ocean" in negative
+    assert "PRESENT if the submission makes this error" in negative
     assert "error" not in positive and "MET if the submission satisfies it" in positive
+    # asked as PRESENT / ABSENT, reported with the seeds' meaning: MET = the error is there
+    assert by_index[1].schema["properties"]["verdict"]["enum"] == [
+        "PRESENT",
+        "ABSENT",
+        "CANNOT_ASSESS",
+    ]
+    assert by_index[0].schema["properties"]["verdict"]["enum"][:2] == ["MET", "UNMET"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [("PRESENT", MET), ("absent", UNMET), ("MET", MET), ("UNMET", UNMET), ("CANNOT_ASSESS", CA)],
+)
+async def test_error_replies_map_back_to_verdicts(
+    rubric: Rubric, reply: str, expected: CriterionVerdict
+) -> None:
+    judge = scripted({0: v("MET"), 1: v(reply), 2: {"reason": "ok", "option": 1}})
+    report = await CriterionGrader(judge).grade(rubric, "text")
+    myth = (report.report or [])[1]
+    assert myth.verdict is expected and myth.error is None
+
+
+async def test_present_is_not_a_verdict_for_a_positive_criterion(rubric: Rubric) -> None:
+    judge = scripted({0: v("PRESENT"), 1: v("ABSENT"), 2: {"reason": "ok", "option": 1}})
+    report = await CriterionGrader(judge).grade(rubric, "text")
+    cause = (report.report or [])[0]
+    assert cause.error_category == "parse" and "'PRESENT'" in (cause.error or "")
 
 
 async def test_multi_choice_shows_numbered_options_and_maps_the_number_back(rubric: Rubric) -> None:
@@ -145,7 +172,7 @@ async def test_prefix_is_shared_and_the_criterion_comes_last(rubric: Rubric) -> 
     assert prefix.rstrip().endswith(">") and "Criterion" not in prefix
     assert len({r.system for r in judge.requests}) == 1
     for r in judge.requests:
-        assert r.user[r.shared_prefix_chars :].startswith(("Criterion", "Question"))
+        assert r.user[r.shared_prefix_chars :].startswith(("Criterion", "Error", "Question"))
 
 
 HOSTILE = [

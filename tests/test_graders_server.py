@@ -51,7 +51,7 @@ def judging(body: Any) -> Reply:
     user = user_of(body)
     if "Options:" in user:
         return Reply.json({"reason": "reads well", "option": 2})
-    asked = user.rsplit("Criterion", 1)[-1]
+    asked = user.split("</submission-")[-1]
     said_rayleigh = "Rayleigh" in user.split("</submission-")[0]
     verdict = "MET" if ("Rayleigh" in asked) == said_rayleigh else "UNMET"
     return Reply.json({"reason": f"judged {verdict}", "verdict": verdict})
@@ -251,7 +251,7 @@ def reply_text(system: str, user: str) -> str:
         return fenced({"1": {"reason": "r", "verdict": "MET"}, "3": {"reason": "r", "option": 1}})
     if "Options:" in user:
         return fenced({"reason": "r", "option": 2})
-    asked = user.rsplit("Criterion", 1)[-1]
+    asked = user.split("</submission-")[-1]
     return fenced({"reason": "r", "verdict": "MET" if "Rayleigh" in asked else "UNMET"})
 
 

@@ -116,8 +116,13 @@ def read_criterion_reply(
     if not criterion.is_multi_choice:
         raw = _first(data, _VERDICT_KEYS)
         text = str(raw).strip().upper().replace(" ", "_").replace("-", "_") if raw else ""
+        if criterion.weight < 0:  # asked as PRESENT / ABSENT (see _prompts)
+            text = {"PRESENT": "MET", "ABSENT": "UNMET"}.get(text, text)
+            valid = "PRESENT, ABSENT (or MET, UNMET) or CANNOT_ASSESS"
+        else:
+            valid = "MET, UNMET or CANNOT_ASSESS"
         if text not in ("MET", "UNMET", "CANNOT_ASSESS"):
-            raise _parse_error(f"verdict {raw!r} is not MET, UNMET or CANNOT_ASSESS", data)
+            raise _parse_error(f"verdict {raw!r} is not {valid}", data)
         return CriterionVerdict(text), None, reason
     opts = criterion.options or []
     raw = _first(data, _OPTION_KEYS)
