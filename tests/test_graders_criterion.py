@@ -65,7 +65,7 @@ async def test_negative_criteria_ask_whether_the_error_is_present(rubric: Rubric
     negative = by_index[1].user[by_index[1].shared_prefix_chars :]
     positive = by_index[0].user[by_index[0].shared_prefix_chars :]
     assert "Error to look for: Claims the sky reflects the ocean" in negative
-    assert "PRESENT if the submission makes this error" in negative
+    assert "PRESENT " in negative and "When in doubt, ABSENT" in negative
     assert "error" not in positive and "MET if the submission satisfies it" in positive
     # asked as PRESENT / ABSENT, reported with the seeds' meaning: MET = the error is there
     assert by_index[1].schema["properties"]["verdict"]["enum"] == [

@@ -50,6 +50,13 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--grader", choices=GRADERS, default="per-criterion")
     p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
+    p.add_argument(
+        "--max-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show at most N of a criterion's calibration examples (default: all)",
+    )
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
     p.add_argument(
         "--dry-run", action="store_true", help="count calls, tokens and cost; call nothing"
@@ -103,6 +110,9 @@ def _grader(args: argparse.Namespace) -> Any:
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
     options: dict[str, Any] = {"concurrency": args.concurrency}
+    max_examples = getattr(args, "max_examples", None)  # `evaluate` shares this helper
+    if max_examples is not None and cls is not RubricAsJudgeGrader:
+        options["max_examples"] = max_examples
     if args.base_url:
         options["judge_options"] = {"base_url": args.base_url}
     judges = _judge_specs(args)

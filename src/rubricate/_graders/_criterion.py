@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._errors import JudgeError
+from .._errors import ConfigError, JudgeError
 from .._judges._base import JudgeRequest
 from .._model import Criterion, ScoringType
 from .._reports import CriterionReport, EvaluationReport
@@ -64,9 +64,13 @@ class CriterionGrader(Grader):
         add_na_option: bool = False,
         seed: int = 0,
         functions: FunctionRegistry | Mapping[str, Callable[..., Any]] | None = None,
+        max_examples: int | None = None,
         **options: Any,
     ) -> None:
         super().__init__(judge, **options)
+        if max_examples is not None and max_examples < 0:
+            raise ConfigError(f"max_examples {max_examples!r} must be 0 or more (None: all)")
+        self.max_examples = max_examples
         self.aggregation = aggregation
         self.ordinal_aggregation = ordinal_aggregation
         self.nominal_aggregation = nominal_aggregation
@@ -129,7 +133,9 @@ class CriterionGrader(Grader):
     ) -> JudgeRequest:
         """Build the judge request about one leaf criterion."""
         labels = ctx.example_labels[index] if ctx.example_labels else []
-        suffix = criterion_prompt(criterion, order=order, example_labels=labels)
+        suffix = criterion_prompt(
+            criterion, order=order, example_labels=labels, max_examples=self.max_examples
+        )
         return JudgeRequest(
             system=self.criterion_system_prompt(),
             user=prefix.text + suffix,

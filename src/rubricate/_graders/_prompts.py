@@ -146,7 +146,7 @@ def build_prefix(
 
 
 # -- one criterion ------------------------------------------------------------------
-_REASON = '"reason": "<one short sentence>"'
+_REASON = '"reason": "<one short sentence: what in the submission decides it>"'
 PRESENT, ABSENT = "PRESENT", "ABSENT"
 """The answers to an error criterion; PRESENT is MET, ABSENT is UNMET."""
 
@@ -233,8 +233,9 @@ def criterion_prompt(
         )
     if criterion.weight < 0:
         head = (
-            f"Error to look for: {req}\n{PRESENT} if the submission makes this error; "
-            f"{ABSENT} if it does not, or only warns against it."
+            f"Error to look for: {req}\nMost submissions do not make a given error. {PRESENT} "
+            "only if you can point to the words of the submission that make it; "
+            f"{ABSENT} if it does not make it, or only warns against it. When in doubt, {ABSENT}."
         )
         answers = f'"{PRESENT}" | "{ABSENT}"'
     else:
