@@ -1,0 +1,306 @@
+"""Criteria: verdicts, options, calibration examples, scoring methods and the criterion.
+
+One model carries every seed format without loss: autorubric / ``rubric`` criteria
+(requirement, weight, options), OpenRubricRL (name, semver version, domain, scale,
+examples, subcriteria, hybrid metrics) and dataknobs (levels, scoring methods,
+pass threshold). Loaders and writers for those formats live in ``_formats``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "CANONICAL_NA_OPTION",
+    "DEFAULT_WEIGHT",
+    "SEMVER",
+    "STRICT",
+    "AggregationName",
+    "CalibrationExample",
+    "Criterion",
+    "CriterionOption",
+    "CriterionVerdict",
+    "ScaleType",
+    "ScoringMethod",
+    "ScoringType",
+]
+
+ScaleType = Literal["ordinal", "nominal"]
+AggregationName = Literal[
+    "majority",
+    "weighted",
+    "unanimous",
+    "any",
+    "mean",
+    "median",
+    "weighted_mean",
+    "mode",
+    "min",
+    "max",
+    "weighted_mode",
+]
+DEFAULT_WEIGHT = 10.0
+SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
+STRICT = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class CriterionVerdict(StrEnum):
+    """The verdict on a binary criterion."""
+
+    MET = "MET"
+    UNMET = "UNMET"
+    CANNOT_ASSESS = "CANNOT_ASSESS"
+
+
+class ScoringType(StrEnum):
+    """How a criterion is decided. ``llm`` is the default."""
+
+    LLM = "llm"
+    FUNCTION = "function"
+    JSON_SCHEMA = "json_schema"
+    METRIC = "metric"
+    LLM_DECODE = "llm_decode"
+
+
+class ScoringMethod(BaseModel):
+    """How one criterion is decided, with what each method needs.
+
+    ``function_ref`` names a function registered in code (``"myapp:check"``);
+    a rubric file never imports it by itself. ``json_schema`` is an inline JSON
+    Schema; ``decode_prompt`` a Jinja2 template rendered in a sandbox.
+    """
+
+    model_config = STRICT
+
+    type: ScoringType = ScoringType.LLM
+    function_ref: str | None = None
+    json_schema: dict[str, Any] | None = Field(default=None, alias="schema")
+    schema_ref: str | None = None
+    decode_prompt: str | None = None
+    decode_output_schema: dict[str, Any] | None = None
+    metric: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _needs(self) -> ScoringMethod:
+        need = {
+            ScoringType.FUNCTION: ("function_ref", self.function_ref),
+            ScoringType.METRIC: ("metric", self.metric),
+            ScoringType.LLM_DECODE: ("decode_prompt", self.decode_prompt),
+        }.get(self.type)
+        if need is not None and not need[1]:
+            raise ValueError(f"scoring method {self.type.value!r} needs {need[0]!r}; add it")
+        if self.type is ScoringType.JSON_SCHEMA and not (self.json_schema or self.schema_ref):
+            raise ValueError("scoring method 'json_schema' needs 'schema' (inline) or 'schema_ref'")
+        return self
+
+
+class CriterionOption(BaseModel):
+    """One option of a multi-choice criterion (a dataknobs level is an option).
+
+    ``value`` is the credit in [0, 1]; ``na`` marks a "not applicable" option,
+    which never counts towards the score.
+    """
+
+    model_config = STRICT
+
+    label: str
+    value: float = 0.0
+    na: bool = False
+    id: str | None = None
+    description: str | None = None
+    indicators: list[str] = Field(default_factory=list)
+
+    @field_validator("label")
+    @classmethod
+    def _label(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("option label is empty; give each option a short label")
+        return v
+
+    @field_validator("value")
+    @classmethod
+    def _value(cls, v: float) -> float:
+        if not (math.isfinite(v) and 0.0 <= v <= 1.0):
+            raise ValueError(f"option value {v!r} is outside [0, 1]; use a credit from 0 to 1")
+        return v
+
+
+CANONICAL_NA_OPTION = CriterionOption(label="N/A", value=0.0, na=True, id="na")
+
+
+class CalibrationExample(BaseModel):
+    """A scored example (OpenRubricRL ``examples``), shown to judges for calibration."""
+
+    model_config = STRICT
+
+    input: str | None = None
+    output: str
+    score: float | None = None
+    explanation: str | None = None
+
+
+def _norm(label: str) -> str:
+    return " ".join(label.split()).casefold()
+
+
+class Criterion(BaseModel):
+    """One weighted requirement.
+
+    Binary when ``options`` is None (MET / UNMET / CANNOT_ASSESS), multi-choice
+    otherwise. A negative ``weight`` is a penalty: MET means the fault is present.
+    A criterion with ``subcriteria`` is scored as the weighted mean of its children.
+    """
+
+    model_config = STRICT
+
+    requirement: str = Field(alias="description")
+    weight: float = DEFAULT_WEIGHT
+    name: str | None = None
+    id: str | None = None
+    options: list[CriterionOption] | None = None
+    scale_type: ScaleType | None = None
+    aggregation: AggregationName | None = None
+    examples: dict[str, list[CalibrationExample]] | None = None
+    subcriteria: list[Criterion] | None = None
+    section: str | None = None
+    scoring_method: ScoringMethod | None = None
+    required: bool = True
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("requirement")
+    @classmethod
+    def _requirement(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("requirement is empty; say what the submission must do")
+        return v
+
+    @field_validator("weight")
+    @classmethod
+    def _weight(cls, v: float) -> float:
+        if not math.isfinite(v):
+            raise ValueError(f"weight {v!r} is not a finite number")
+        return v
+
+    @model_validator(mode="after")
+    def _shape(self) -> Criterion:
+        if self.options is not None:
+            if not any(not o.na for o in self.options):
+                raise ValueError("options need at least one option that is not N/A")
+            seen: set[str] = set()
+            for o in self.options:
+                key = _norm(o.label)
+                if key in seen:
+                    raise ValueError(f"option label {o.label!r} appears twice; labels must differ")
+                seen.add(key)
+            if self.scale_type is None:
+                self.scale_type = "ordinal"
+            if self.subcriteria:
+                raise ValueError("a criterion has either options or subcriteria, not both")
+        elif self.scale_type is not None:
+            raise ValueError("scale_type applies only to criteria with options")
+        if self.subcriteria is not None and not self.subcriteria:
+            raise ValueError("subcriteria is empty; remove it or list the children")
+        return self
+
+    # -- identity --------------------------------------------------------------
+    @property
+    def key(self) -> str | None:
+        """The id if set, else the name: how reports and verdict files refer to it."""
+        return self.id or self.name
+
+    @property
+    def description(self) -> str:
+        """The requirement under the name OpenRubricRL and dataknobs use."""
+        return self.requirement
+
+    @property
+    def is_multi_choice(self) -> bool:
+        """True when the criterion has options."""
+        return self.options is not None
+
+    @property
+    def is_leaf(self) -> bool:
+        """True when the criterion has no subcriteria (a judge decides it)."""
+        return not self.subcriteria
+
+    @property
+    def method(self) -> ScoringType:
+        """The scoring method's type (``llm`` when unset)."""
+        return self.scoring_method.type if self.scoring_method else ScoringType.LLM
+
+    # -- options ---------------------------------------------------------------
+    def _opts(self) -> list[CriterionOption]:
+        if self.options is None:
+            raise ValueError(f"criterion {self.key or self.requirement[:40]!r} is binary")
+        return self.options
+
+    @property
+    def na_option_index(self) -> int | None:
+        """Index of the first N/A option, or None."""
+        if self.options is None:
+            return None
+        return next((i for i, o in enumerate(self.options) if o.na), None)
+
+    def get_option_value(self, index: int) -> float:
+        """Score value of the option at ``index``."""
+        opts = self._opts()
+        if not 0 <= index < len(opts):
+            raise ValueError(f"option index {index} out of range 0..{len(opts) - 1}")
+        return opts[index].value
+
+    def find_option_by_label(self, label: str) -> int:
+        """Index of the option whose label (or id) matches, ignoring case and spacing."""
+        opts = self._opts()
+        want = _norm(str(label))
+        for i, o in enumerate(opts):
+            if _norm(o.label) == want:
+                return i
+        for i, o in enumerate(opts):
+            if o.id is not None and _norm(o.id) == want:
+                return i
+        valid = ", ".join(repr(o.label) for o in opts)
+        raise ValueError(f"no option {label!r}; valid options are {valid}")
+
+    def worst_option_among(self, candidate_indices: list[int]) -> int:
+        """The score-minimising option among the candidates, aware of the weight's sign.
+
+        Lowest value for a non-negative weight, highest for a negative one; value
+        ties go to the lowest index.
+        """
+        opts = self._opts()
+        if not candidate_indices:
+            raise ValueError("no candidate options")
+        sign = -1.0 if self.weight < 0 else 1.0
+        return min(sorted(set(candidate_indices)), key=lambda i: sign * opts[i].value)
+
+    def worst_scored_option(self) -> tuple[int, CriterionOption]:
+        """(index, option) of the score-minimising option that is not N/A."""
+        opts = self._opts()
+        idx = self.worst_option_among([i for i, o in enumerate(opts) if not o.na])
+        return idx, opts[idx]
+
+    def with_guaranteed_na_option(self) -> Criterion:
+        """This criterion, or a copy with an N/A option appended when it has none."""
+        opts = self._opts()
+        if any(o.na for o in opts):
+            return self
+        return self.model_copy(update={"options": [*opts, CANONICAL_NA_OPTION]})
+
+    # -- trees -----------------------------------------------------------------
+    def leaves(self) -> Iterator[Criterion]:
+        """The leaf criteria under (and including) this one, depth first."""
+        if self.is_leaf:
+            yield self
+        else:
+            for child in self.subcriteria or []:
+                yield from child.leaves()
+
+
+Criterion.model_rebuild()
