@@ -103,11 +103,30 @@ class RubricDataset:
     name: str | None = None
     reference_submission: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    # ids of ``items``, for the uniqueness check; rebuilt when ``items`` was changed
+    # behind our back (replaced, or appended to directly)
+    _ids: tuple[list[DataItem], int, set[str]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         given, self.items = self.items, []
         for i, item in enumerate(given):
-            self.items.append(self._checked(item, f"items[{i}]"))
+            self._append(self._checked(item, f"items[{i}]"))
+
+    def _known_ids(self) -> set[str]:
+        index = self._ids
+        if index is None or index[0] is not self.items or index[1] != len(self.items):
+            ids = {it.id for it in self.items if it.id is not None}
+            index = self._ids = (self.items, len(self.items), ids)
+        return index[2]
+
+    def _append(self, item: DataItem) -> None:
+        ids = self._known_ids()
+        self.items.append(item)
+        if item.id is not None:
+            ids.add(item.id)
+        self._ids = (self.items, len(self.items), ids)
 
     # -- items -----------------------------------------------------------------------------
     def _checked(self, item: DataItem, where: str) -> DataItem:
@@ -126,7 +145,7 @@ class RubricDataset:
             )
         if item.id is not None and (not isinstance(item.id, str) or not item.id.strip()):
             raise DatasetError(f"{where}.id: {item.id!r} is not a non-empty string")
-        if item.id is not None and any(other.id == item.id for other in self.items):
+        if item.id is not None and item.id in self._known_ids():
             raise DatasetError(f"{where}.id: {item.id!r} is already used; item ids must be unique")
         if item.ground_truth is None:
             return item
@@ -166,7 +185,7 @@ class RubricDataset:
             query=query,
             metadata=dict(metadata or {}),
         )
-        self.items.append(self._checked(item, f"items[{len(self.items)}]"))
+        self._append(self._checked(item, f"items[{len(self.items)}]"))
 
     def __len__(self) -> int:
         return len(self.items)
