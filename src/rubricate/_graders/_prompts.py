@@ -18,6 +18,7 @@ replies are still understood.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -253,12 +254,24 @@ _REASON_SCHEMA = {"type": "string"}
 
 
 def criterion_schema(criterion: Criterion) -> dict[str, Any]:
-    """JSON Schema of the reply about one criterion."""
+    """JSON Schema of the reply about one criterion.
+
+    The same few schemas are asked for thousands of times in a run, so each is built
+    once and shared (judges read it, never change it); backends that inspect a
+    schema can then remember what they found by its identity.
+    """
     if criterion.is_multi_choice:
-        n = len(criterion.options or [])
-        answer: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": n}
+        return _schema_of("option", len(criterion.options or []))
+    return _schema_of("error" if criterion.weight < 0 else "verdict", 0)
+
+
+@functools.lru_cache(maxsize=64)
+def _schema_of(kind: str, options: int) -> dict[str, Any]:
+    answer: dict[str, Any]
+    if kind == "option":
+        answer = {"type": "integer", "minimum": 1, "maximum": options}
         key = "option"
-    elif criterion.weight < 0:
+    elif kind == "error":
         answer = {"type": "string", "enum": [PRESENT, ABSENT, "CANNOT_ASSESS"]}
         key = "verdict"
     else:
