@@ -158,9 +158,21 @@ def test_sequential_event_loops_reuse_one_judge(chat_server: ChatServer) -> None
     assert len(chat_server.chat_requests) == 3
 
 
-def test_import_rubricate_does_not_import_openai() -> None:
+def test_import_rubricate_loads_no_http_client_or_price_table() -> None:
     import subprocess
 
-    code = "import sys, rubricate; print('openai' in sys.modules, 'genai_prices' in sys.modules)"
+    names = ("rubricate._judges._http", "openai", "aiohttp", "genai_prices")
+    code = f"import sys, rubricate; print(*[n in sys.modules for n in {names!r}])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False"] * len(names)
+
+
+async def test_org_and_project_headers_come_from_the_environment(
+    chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-1")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-2")
+    await openai_judge(chat_server).judge(request())
+    sent = chat_server.chat_requests[0].headers
+    assert (sent["openai-organization"], sent["openai-project"]) == ("org-1", "proj-2")
+    assert sent["content-type"] == "application/json"

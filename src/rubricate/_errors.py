@@ -107,8 +107,10 @@ class JudgeError(RunError):
         category: JudgeErrorCategory = "unknown",
         attempts: int = 1,
         raw_text: str | None = None,
+        retry_after: float | None = None,
     ) -> None:
         self.category: JudgeErrorCategory = category
         self.attempts = attempts
         self.raw_text = raw_text
+        self.retry_after = retry_after  # seconds the server asked to wait, when it said
         super().__init__(f"{category}: {message}")
