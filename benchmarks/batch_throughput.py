@@ -10,17 +10,15 @@ runs in a fresh process so peak memory is per size.
     python benchmarks/batch_throughput.py --items 1000     # one size
     python benchmarks/batch_throughput.py --judge stub     # no HTTP: the run machinery only
 
-``--judge stub`` replaces the HTTP judge with one that sleeps ``--delay`` and
-answers, to separate the cost of the run machinery (pool, grader, run store)
-from the cost of the HTTP client. ``--judge instant`` keeps the real judge layer
-and the openai SDK but swaps the sockets and the server for an in-process
-transport that sleeps ``--delay``: the client's cost with no server competing.
-
-After the HTTP runs it measures what bounds the ratio: the server alone (driven
-by a raw-socket client that costs almost nothing) and the client alone (the
-instant transport). The client is one event loop, so it cannot finish more than
-1 / (CPU seconds per judgment) judgments a second; the server's threads and the
-client's loop share the machine's cores.
+After the runs it measures, at the first size and in the same run, what bounds
+the ratio: the same judge with its HTTP call made by the official ``openai`` SDK
+instead of rubricate's own client (``--judge sdk``; the SDK's aiohttp transport
+and a pre-serialised body, the leanest path the SDK offers), the run machinery
+with no HTTP at all (``--judge stub``: a judge that sleeps ``--delay``), and the
+server alone, driven by a raw-socket client that costs almost nothing. The
+client is one event loop, so it cannot finish more than 1 / (CPU seconds per
+judgment) judgments a second; the server's threads and the client's loop share
+the machine's cores.
 """
 
 from __future__ import annotations
@@ -145,29 +143,41 @@ class StubJudge:
         return JudgeResponse(data=data, raw_text=json.dumps(data), latency_s=self.delay)
 
 
-def instant_judge(delay: float, concurrency: int) -> Any:
-    """The real judge layer and SDK over an in-process transport that sleeps ``delay``."""
-    import httpx2
+def sdk_judge(url: str, concurrency: int) -> Any:
+    """The same judge, with the HTTP call made by the official openai SDK."""
     import openai
 
-    sys.path.insert(0, str(ROOT / "tests"))
-    from chat_server import Reply, _completion, schema_of
-    from rubricate._judges._base import JudgeConfig
-    from rubricate._judges._fake import fake_reply_for_schema
+    try:  # the SDK's HTTP library: httpx2 in openai>=3, httpx before
+        from httpx2 import Response
+    except ImportError:
+        from httpx import Response  # type: ignore[assignment,no-redef]
+
+    from rubricate._judges._base import JudgeConfig, JudgeRequest, JudgeResponse
     from rubricate._judges._openai import OpenAIJudge
     from rubricate._judges._reliable import make_reliable
 
-    async def answer(request: httpx2.Request) -> httpx2.Response:
-        await asyncio.sleep(delay)
-        body = json.loads(request.content)
-        reply = Reply.json(fake_reply_for_schema(schema_of(body) or {}))
-        return httpx2.Response(200, json=_completion(reply, body))
+    class SDKJudge(OpenAIJudge):
+        client: Any = None
 
-    url = "http://instant.invalid/v1"
-    http = httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
-    client = openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0, http_client=http)
+        async def judge(self, request: JudgeRequest) -> JudgeResponse:
+            start = time.perf_counter()
+            if self.client is None:
+                try:
+                    http = openai.DefaultAioHttpClient(timeout=60)  # its fastest transport
+                except Exception:
+                    http = None
+                self.client = openai.AsyncOpenAI(
+                    base_url=url, api_key="x", max_retries=0, http_client=http
+                )
+            body = json.dumps(self._params(request, True)).encode()
+            options: Any = {"headers": {"Content-Type": "application/json"}}
+            response = await self.client.post(
+                "/chat/completions", cast_to=Response, content=body, options=options
+            )
+            return self._read(json.loads(response.content), time.perf_counter() - start)
+
     config = JudgeConfig(base_url=url, cache=False, concurrency=concurrency)
-    return make_reliable(OpenAIJudge("bench", config, client=client), config, "openai", "bench")
+    return make_reliable(SDKJudge("bench", config), config, "openai", "bench")
 
 
 def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: str | None) -> dict:
@@ -190,8 +200,9 @@ def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: st
     )
     if judge_kind == "stub":
         judge: Any = StubJudge(delay, concurrency)
-    elif judge_kind == "instant":
-        judge = instant_judge(delay, concurrency)
+    elif judge_kind == "sdk":
+        assert url is not None
+        judge = sdk_judge(url, concurrency)
     else:
         judge = get_judge("openai/bench", base_url=url, concurrency=concurrency, cache=False)
     grader = CriterionGrader(judge=judge, concurrency=concurrency)
@@ -199,11 +210,22 @@ def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: st
         base = _rss_kib()
         cpu = time.process_time()
         start = time.perf_counter()
-        result = asyncio.run(
-            evaluate(
-                dataset, grader, run_dir=Path(tmp) / "run", concurrency=concurrency, progress=False
-            )
-        )
+
+        async def run() -> Any:
+            try:
+                return await evaluate(
+                    dataset,
+                    grader,
+                    run_dir=Path(tmp) / "run",
+                    concurrency=concurrency,
+                    progress=False,
+                )
+            finally:
+                client = getattr(getattr(judge, "inner", None), "client", None)
+                if client is not None:
+                    await client.close()
+
+        result = asyncio.run(run())
         wall = time.perf_counter() - start
         cpu = time.process_time() - cpu
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -238,24 +260,27 @@ def _line(r: dict) -> str:
     )
 
 
-def explain(http: dict, server: dict, instant: dict, ideal: float, cores: int) -> list[str]:
+def explain(http: dict, sdk: dict, stub: dict, server: dict, ideal: float, cores: int) -> list[str]:
     """What bounds the HTTP ratio, from the measurements (printed after the runs)."""
     cpu = http["client_cpu_ms_per_judgment"] / 1e3
     ceiling = 1 / cpu
     server_cpu = server["server_cpu_ms_per_request"] / 1e3
     need = (cpu + server_cpu) * ideal
     return [
-        f"server alone (raw-socket client, no SDK): {server['requests_per_s']:.0f} req/s = "
+        f"same judge, HTTP by the official openai SDK: {sdk['ratio']:.2f} of ideal, "
+        f"{sdk['client_cpu_ms_per_judgment']:.2f} ms client CPU per judgment "
+        f"(rubricate's client: {http['ratio']:.2f}, "
+        f"{http['client_cpu_ms_per_judgment']:.2f} ms)",
+        f"run machinery alone (judge that only sleeps, no HTTP): {stub['ratio']:.2f} of ideal, "
+        f"{stub['client_cpu_ms_per_judgment']:.2f} ms CPU per judgment",
+        f"server alone (raw-socket client): {server['requests_per_s']:.0f} req/s = "
         f"{server['requests_per_s'] / ideal:.2f} of ideal, "
         f"{server['server_cpu_ms_per_request']:.2f} ms server CPU per request",
-        f"client alone (real judge layer + SDK, in-process transport, no server): "
-        f"{instant['judgments_per_s']:.0f} judgments/s = {instant['ratio']:.2f} of ideal, "
-        f"{instant['client_cpu_ms_per_judgment']:.2f} ms CPU per judgment",
         f"bound: the client is one event loop (one core) spending "
         f"{cpu * 1e3:.2f} ms CPU per judgment over HTTP, so at most {ceiling:.0f}/s = "
         f"{ceiling / ideal:.2f} of ideal even with the loop 100% busy; the ideal "
-        f"{ideal:.0f}/s would need {need:.2f} cores of client + server CPU on this "
-        f"machine ({cores} cores, shared with other load).",
+        f"{ideal:.0f}/s needs {need:.2f} cores of client + server CPU "
+        f"({cores} cores here, shared with other load).",
     ]
 
 
@@ -264,8 +289,10 @@ def main() -> None:
     ap.add_argument("--items", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--delay", type=float, default=0.05)
-    ap.add_argument("--judge", choices=("http", "stub", "instant"), default="http")
-    ap.add_argument("--no-bounds", action="store_true", help="skip the server/client probes")
+    ap.add_argument("--judge", choices=("http", "sdk", "stub"), default="http")
+    ap.add_argument(
+        "--no-bounds", action="store_true", help="skip the SDK, stub and server-alone runs"
+    )
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--probe", type=int, help=argparse.SUPPRESS)
@@ -284,7 +311,7 @@ def main() -> None:
         return
     server = None
     url = None
-    if args.judge == "http":
+    if args.judge in ("http", "sdk"):
         server = subprocess.Popen(
             [sys.executable, __file__, "--serve", "--delay", str(args.delay)],
             stdin=subprocess.PIPE,
@@ -305,12 +332,14 @@ def main() -> None:
             r = _child("--one", "--items", str(n), "--judge", args.judge, *common, *extra)
             results.append(r)
             print(_line(r), flush=True)
-        if server is not None and url is not None and not args.no_bounds:
+        if args.judge == "http" and url is not None and not args.no_bounds:
             n = str(args.items[0])
-            probe = _child("--probe", str(server.pid), "--items", n, "--url", url, *common)
-            instant = _child("--one", "--items", n, "--judge", "instant", *common)
+            at = ["--items", n, *common]
+            sdk = _child("--one", "--judge", "sdk", "--url", url, *at)
+            stub = _child("--one", "--judge", "stub", *at)
+            probe = _child("--probe", str(server.pid), "--url", url, *at)
             ideal = args.concurrency / args.delay
-            for text in explain(results[0], probe, instant, ideal, os.cpu_count() or 1):
+            for text in explain(results[0], sdk, stub, probe, ideal, os.cpu_count() or 1):
                 print(text)
     finally:
         if server is not None:
