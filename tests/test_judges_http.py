@@ -152,19 +152,23 @@ def ca() -> trustme.CA:
     return trustme.CA()
 
 
+@pytest.fixture
+def trusted_ca(ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> trustme.CA:
+    """A CA whose certificate the client trusts through ``SSL_CERT_FILE``."""
+    bundle = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    return ca
+
+
 def server_tls(ca: trustme.CA, *names: str) -> ssl.SSLContext:
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert(*names).configure_cert(ctx)
     return ctx
 
 
-async def test_https_with_a_trusted_ca(
-    ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    bundle = tmp_path / "ca.pem"
-    ca.cert_pem.write_to_path(str(bundle))
-    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
-    async with RawServer(keep_alive, ssl_context=server_tls(ca, "127.0.0.1")) as server:
+async def test_https_with_a_trusted_ca(trusted_ca: trustme.CA) -> None:
+    async with RawServer(keep_alive, ssl_context=server_tls(trusted_ca, "127.0.0.1")) as server:
         assert server.url.startswith("https://")
         j = judge(server.url)
         for _ in range(2):
@@ -197,14 +201,11 @@ async def test_http_through_a_proxy_uses_absolute_form_and_proxy_auth(
 
 
 async def test_https_through_a_connect_tunnel(
-    ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    trusted_ca: trustme.CA, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bundle = tmp_path / "ca.pem"
-    ca.cert_pem.write_to_path(str(bundle))
-    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
     tunnels: list[str] = []
-
-    async with RawServer(keep_alive, ssl_context=server_tls(ca, "judge.example")) as origin:
+    tls = server_tls(trusted_ca, "judge.example")
+    async with RawServer(keep_alive, ssl_context=tls) as origin:
 
         async def connect_proxy(conn: RawConnection) -> None:
             got = await conn.read_head()
