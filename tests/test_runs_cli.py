@@ -58,6 +58,18 @@ def test_evaluate_resume_and_metrics(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "dataset differs" in capsys.readouterr().err
 
 
+def test_evaluate_text_summary_shows_each_criterion_s_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _evaluate(capsys, "--run-dir", str(tmp_path / "run"), "--max-items", "4")
+    assert code == 0
+    lines = out.splitlines()
+    start = lines.index("verdicts per criterion (answer=count):")
+    # the fake judge answers the first option of every question
+    assert lines[start + 1 : start + 3] == ["  Q1: 1=4", "  Q2: 1=4"]
+    assert "judge calls: 36 (0 replayed)" in out
+
+
 def test_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _evaluate(capsys, "--resume")
     assert code == 1 and "--resume needs --run-dir" in err

@@ -69,8 +69,10 @@ class RunSummary(BaseModel):
             lines.append(f"latency: {lat}")
         if self.wall_s is not None:
             lines.append(f"wall time: {self.wall_s:.2f}s")
+        if self.verdicts:
+            lines.append("verdicts per criterion (answer=count):")
         for key, dist in self.verdicts.items():
-            parts = ", ".join(f"{label} {n}" for label, n in sorted(dist.items()))
+            parts = ", ".join(f"{label}={n}" for label, n in sorted(dist.items()))
             lines.append(f"  {key}: {parts}")
         if self.errors:
             lines.append("errors: " + ", ".join(f"{k} {n}" for k, n in self.errors.items()))
