@@ -110,6 +110,15 @@ def test_binary_exclude_matches_sklearn() -> None:
     assert m.n_na_truth == sum(1 for a, _ in pairs if a == "CANNOT_ASSESS")
 
 
+def test_na_counts_cover_only_the_judged_items() -> None:
+    ds, reports, truth, _ = _setup()
+    half = [r if i % 2 == 0 else None for i, r in enumerate(reports)]  # a partial run
+    m = compute_metrics(half, ds).criterion("correct")
+    judged_truth = [t[0] for i, t in enumerate(truth) if i % 2 == 0]
+    assert m.n_na_truth == judged_truth.count("CANNOT_ASSESS")
+    assert m.n_na_truth < sum(1 for t in truth if t[0] == "CANNOT_ASSESS")
+
+
 def test_binary_as_unmet_is_weight_aware() -> None:
     ds, reports, truth, judged = _setup()
     got = compute_metrics(reports, ds, na_mode="as_unmet").criterion("correct")

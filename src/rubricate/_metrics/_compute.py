@@ -199,8 +199,8 @@ def _criterion(
         kind=c.kind,
         labels=labels,
         n=int(round(tables[0].sum())),
-        n_na_truth=int((g.truth == NA).sum()),
-        n_na_judge=int((g.judge == NA).sum()),
+        n_na_truth=int(((g.truth == NA) & judged).sum()),  # of the judged items only
+        n_na_judge=int(((g.judge == NA) & judged).sum()),
         n_judge_errors=g.errors,
         n_missing=int((((g.truth == MISSING) | (g.judge == MISSING)) & judged).sum()),
         metrics=point,
