@@ -70,6 +70,32 @@ def test_evaluate_text_summary_shows_each_criterion_s_answers(
     assert "judge calls: 36 (0 replayed)" in out
 
 
+def test_metrics_read_the_ground_truth_of_the_latest_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rubricate import Criterion, DataItem, Rubric, RubricDataset
+
+    def write(truth: str) -> str:
+        rubric = Rubric([Criterion(name="ok", requirement="is fine")])
+        items = [DataItem(submission=f"s{i}", id=f"i{i}", ground_truth=[truth]) for i in range(3)]
+        path = tmp_path / "data.json"
+        RubricDataset(prompt="p", rubric=rubric, items=items).to_file(path)
+        return str(path)
+
+    run = str(tmp_path / "run")
+    data = write("UNMET")  # the fake judge says MET: no agreement
+    assert main(["evaluate", data, "--judge", "fake", "--run-dir", run]) == 0
+    capsys.readouterr()
+    assert main(["metrics", run, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["criteria"][0]["metrics"]["accuracy"] == 0.0
+
+    data = write("MET")  # the labels are corrected; the submissions did not change
+    assert main(["evaluate", data, "--judge", "fake", "--run-dir", run, "--resume"]) == 0
+    capsys.readouterr()
+    assert main(["metrics", run, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["criteria"][0]["metrics"]["accuracy"] == 1.0
+
+
 def test_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _evaluate(capsys, "--resume")
     assert code == 1 and "--resume needs --run-dir" in err

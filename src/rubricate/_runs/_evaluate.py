@@ -241,13 +241,13 @@ async def evaluate(
 def _save_dataset(dataset: Any, run_dir: Path) -> None:
     """Keep a copy of the dataset in the run directory, for ``rubricate metrics``.
 
+    Rewritten by every session: ground truth is not part of the run's fingerprint,
+    so a resume with corrected labels is allowed, and the copy must hold them.
     Written as JSON Lines one item at a time, so the copy costs no memory in
-    proportion to the dataset. A dataset that cannot be written is not copied;
-    ``rubricate metrics`` then needs ``--dataset``.
+    proportion to the dataset, and swapped in whole. A dataset that cannot be
+    written is not copied; ``rubricate metrics`` then needs ``--dataset``.
     """
     path = run_dir / DATASET_COPY
-    if path.exists():
-        return
     tmp = run_dir / "dataset.partial.jsonl"
     try:
         from .._dataset_io import _header, _item_to_dict
