@@ -69,6 +69,11 @@ def test_evaluate_text_summary_shows_each_criterion_s_answers(
     assert lines[start + 1 : start + 3] == ["  Q1: 1=4", "  Q2: 1=4"]
     assert "judge calls: 36 (0 replayed)" in out
 
+    code, out, _ = _evaluate(
+        capsys, "--run-dir", str(tmp_path / "run"), "--max-items", "5", "--resume"
+    )
+    assert "judge calls: 45 made over all sessions of this run, 0 replayed" in out
+
 
 def test_metrics_read_the_ground_truth_of_the_latest_session(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -60,10 +60,13 @@ class RunSummary(BaseModel):
             )
         tokens = self.tokens.total_tokens if self.tokens else 0
         cost = "unknown" if self.cost is None else f"${self.cost:.4f}"
-        lines.append(
-            f"judge calls: {self.judge_calls} ({self.replayed_calls} replayed)  "
-            f"tokens: {tokens}  cost: {cost}"
-        )
+        calls = f"judge calls: {self.judge_calls} ({self.replayed_calls} replayed)"
+        if self.items_resumed or self.replayed_calls:
+            calls = (
+                f"judge calls: {self.judge_calls} made over all sessions of this run, "
+                f"{self.replayed_calls} replayed from the run store in this one;"
+            )
+        lines.append(f"{calls}  tokens: {tokens}  cost: {cost}")
         if self.latency_s:
             lat = "  ".join(f"{k} {v:.3f}s" for k, v in self.latency_s.items())
             lines.append(f"latency: {lat}")
