@@ -71,6 +71,21 @@ async def test_an_idle_connection_the_server_dropped_is_replaced_once() -> None:
         assert server.connections == 3 and len(server.requests) == 5
 
 
+async def test_bytes_after_a_reply_retire_the_connection() -> None:
+    async def chatty(conn: RawConnection) -> None:
+        while await conn.read_request() is not None:
+            await conn.send(ok_json(VERDICT))
+            await asyncio.sleep(0.02)
+            await conn.send(b"HTTP/1.1 200 OK\r\n")  # a reply nobody asked for
+
+    async with RawServer(chatty) as server:
+        endpoint = Endpoint(server.url + "/chat/completions", {})
+        assert (await endpoint.post(b"{}", timeout_s=5)).json() == VERDICT
+        await asyncio.sleep(0.1)
+        assert (await endpoint.post(b"{}", timeout_s=5)).json() == VERDICT
+        assert server.connections == 2 and len(server.requests) == 2
+
+
 async def test_a_fresh_connection_dropped_without_reply_is_not_resent() -> None:
     async def drop(conn: RawConnection) -> None:
         await conn.read_request()

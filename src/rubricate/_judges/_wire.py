@@ -243,7 +243,7 @@ class Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:  # noqa: D102
         parser = self._parser
-        if parser is None:  # bytes nobody asked for: this socket is out of step
+        if parser is None or parser.done:  # bytes nobody asked for: the socket is out of step
             self.close()
             return
         try:
