@@ -8,6 +8,7 @@ import gzip
 import json
 import socket
 import ssl
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,11 +25,13 @@ VERDICT = completion({"verdict": "MET", "reason": "ok"})
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE"):
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
-    monkeypatch.setattr(_http, "_SSL", [])  # the TLS context is built anew from this env
+    _http._ssl_context.cache_clear()  # the TLS context is built anew from this env
+    yield
+    _http._ssl_context.cache_clear()  # and no test CA outlives its test
 
 
 def judge(url: str, **options: object) -> object:

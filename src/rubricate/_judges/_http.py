@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import ipaddress
 import json
 import os
@@ -48,6 +49,7 @@ __all__ = [
     "USER_AGENT",
     "Endpoint",
     "HTTPReply",
+    "is_loopback",
     "merge_headers",
     "status_category",
     "status_error",
@@ -57,7 +59,6 @@ USER_AGENT = f"rubricate/{__version__}"
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection"})
 _LOCK = threading.Lock()
-_SSL: list[ssl.SSLContext] = []
 
 
 @dataclass(frozen=True)
@@ -92,20 +93,15 @@ class _Hop:
     tls: bool
 
 
+@functools.cache
 def _ssl_context() -> ssl.SSLContext:
-    with _LOCK:
-        if not _SSL:
-            if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
-                ctx = ssl.create_default_context()  # OpenSSL reads both variables itself
-            else:
-                try:
-                    import certifi
-
-                    ctx = ssl.create_default_context(cafile=certifi.where())
-                except ImportError:  # pragma: no cover - certifi comes with most installs
-                    ctx = ssl.create_default_context()
-            _SSL.append(ctx)
-        return _SSL[0]
+    if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context()  # OpenSSL reads both variables itself
+    try:
+        import certifi
+    except ImportError:  # pragma: no cover - certifi is a dependency
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def _hop(url: str, what: str) -> _Hop:
@@ -133,19 +129,20 @@ def merge_headers(*layers: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _env_proxy(scheme: str, host: str) -> str | None:
-    if _loopback(host) or urllib.request.proxy_bypass(host):
-        return None  # a proxy cannot reach this machine's own servers
-    return urllib.request.getproxies().get(scheme)
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
+def is_loopback(host: str) -> bool:
+    """True when ``host`` is this machine only (127.0.0.0/8, ``::1`` or ``localhost``)."""
+    if host.strip().lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def _env_proxy(scheme: str, host: str) -> str | None:
+    if is_loopback(host) or urllib.request.proxy_bypass(host):
+        return None  # a proxy cannot reach this machine's own servers
+    return urllib.request.getproxies().get(scheme)
 
 
 class _Pool:
@@ -235,12 +232,12 @@ class Endpoint:
                 if self._proxy_auth:
                     all_headers["Proxy-Authorization"] = self._proxy_auth
         self._key = (self.target, self.proxy)
-        self._authority = parts.netloc.rsplit("@", 1)[-1]
+        authority = parts.netloc.rsplit("@", 1)[-1]
         try:
-            self._head = request_head("POST", path, self._authority, all_headers, 0)
+            head = request_head("POST", path, authority, all_headers, None)
         except ValueError as e:
             raise ConfigError(f"{e}; remove it from the judge's extra_headers") from None
-        self._head_prefix = self._head[: self._head.rindex(b"Content-Length: ")]
+        self._head = head[:-2]  # each call adds its Content-Length and the blank line
 
     def __repr__(self) -> str:
         return f"Endpoint({self.url!r})"
@@ -253,7 +250,7 @@ class Endpoint:
                 ``connection`` when the connection failed or closed before the reply
                 was whole; ``bad_request`` when TLS verification failed.
         """
-        data = b"%sContent-Length: %d\r\n\r\n%s" % (self._head_prefix, len(body), body)
+        data = b"%sContent-Length: %d\r\n\r\n%s" % (self._head, len(body), body)
         pool = await _pool()
         try:
             async with asyncio.timeout(timeout_s):
@@ -301,21 +298,21 @@ class Endpoint:
         if self.proxy is None or not self.target.tls:
             return conn
         try:  # https through a proxy: a CONNECT tunnel, then TLS inside it
-            await self._tunnel(conn, loop)
+            await self._tunnel(conn, loop, self.proxy)
         except BaseException:
             conn.close()
             raise
         return conn
 
-    async def _tunnel(self, conn: Connection, loop: asyncio.AbstractEventLoop) -> None:
+    async def _tunnel(self, conn: Connection, loop: asyncio.AbstractEventLoop, proxy: _Hop) -> None:
         where = f"{self.target.host}:{self.target.port}"
         headers = {"Proxy-Authorization": self._proxy_auth} if self._proxy_auth else {}
-        head = request_head("CONNECT", where, where, headers, 0)
-        head = head.replace(b"Content-Length: 0\r\n", b"")
-        reply = await conn.exchange(head, tunnel=True)
+        reply = await conn.exchange(
+            request_head("CONNECT", where, where, headers, None), tunnel=True
+        )
         if reply.status != 200:
             raise JudgeError(
-                f"proxy {self.proxy.host if self.proxy else ''} refused to tunnel to {where}: "
+                f"proxy {proxy.host} refused to tunnel to {where}: "
                 f"HTTP {reply.status} {reply.reason}",
                 category="auth" if reply.status == 407 else "connection",
             )

@@ -32,9 +32,11 @@ def _token_ok(text: str) -> bool:
 
 
 def request_head(
-    method: str, target: str, host: str, headers: Mapping[str, str], body_length: int
+    method: str, target: str, host: str, headers: Mapping[str, str], body_length: int | None
 ) -> bytes:
-    """The request line and headers of one request (``Content-Length`` included).
+    """The request line and headers of one request, up to and with the blank line.
+
+    ``body_length`` None sends no ``Content-Length`` (a ``CONNECT`` has no body).
 
     Raises:
         ValueError: a header name or value that could smuggle a line break.
@@ -44,7 +46,8 @@ def request_head(
         if not _token_ok(name) or any(c in value for c in "\r\n\0"):
             raise ValueError(f"HTTP header {name!r}: {value!r} holds a line break or NUL")
         lines.append(f"{name}: {value}")
-    lines.append(f"Content-Length: {body_length}")
+    if body_length is not None:
+        lines.append(f"Content-Length: {body_length}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 

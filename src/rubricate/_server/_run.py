@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from pathlib import Path
 
 from .._errors import ConfigError
+from .._judges._http import is_loopback
 from ._app import ServerSettings, create_app
 
 __all__ = ["MIN_TOKEN_LENGTH", "TOKEN_ENV", "auth_token", "is_loopback", "read_token", "serve"]
 
 MIN_TOKEN_LENGTH = 16
 TOKEN_ENV = "RUBRICATE_SERVE_TOKEN"
-
-
-def is_loopback(host: str) -> bool:
-    """True when ``host`` binds to loopback only (127.0.0.0/8, ::1 or ``localhost``)."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _check(token: str, where: str) -> str:
