@@ -27,6 +27,7 @@ from typing import Any
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
+from ._http import status_category
 from ._parse import parse_json_reply
 from ._reliable import Provider
 
@@ -54,14 +55,7 @@ def _category(error: Exception) -> JudgeErrorCategory:
     if isinstance(error, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
         return "auth"
     if isinstance(error, anthropic.APIStatusError):
-        status = error.status_code
-        if status == 408:
-            return "timeout"
-        if status == 429:
-            return "rate_limit"
-        if status >= 500 or status == 409:
-            return "server"  # 529 "overloaded" included: it passes
-        return "bad_request"
+        return status_category(error.status_code)  # 529 "overloaded" is a server error
     if isinstance(error, anthropic.APIResponseValidationError | ValueError):
         return "parse"
     return "unknown"
