@@ -12,8 +12,11 @@ if TYPE_CHECKING:
     from ._scoring import ScoringPolicy
 
 __all__ = [
+    "CalibrationRecord",
     "CriterionReport",
+    "Escalation",
     "EvaluationReport",
+    "EvidenceCheck",
     "JudgeVote",
     "MetricResult",
     "OptionSelection",
@@ -67,10 +70,12 @@ class OptionSelection(BaseModel):
 
 
 class JudgeVote(BaseModel):
-    """One ensemble member's decision on one criterion.
+    """One judge's decision on one criterion (an ensemble member, or a cascade step).
 
     ``shuffle_order`` is the option order this judge was shown (position -> option
-    index) when options were shuffled, else None.
+    index) when options were shuffled, else None. ``confidence`` and
+    ``probabilities`` come from the judge's token probabilities (see
+    :class:`CriterionReport`); None where the backend exposes none.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -82,6 +87,60 @@ class JudgeVote(BaseModel):
     reason: str = ""
     error: str | None = None
     shuffle_order: list[int] | None = None
+    confidence: float | None = None
+    probabilities: dict[str, float] | None = None
+
+
+class CalibrationRecord(BaseModel):
+    """How a calibration file changed (or kept) one criterion's verdict.
+
+    ``raw_verdict`` / ``raw_selection`` are the judge's own answer; ``p_calibrated``
+    the calibrated probability of MET (binary) or of the chosen option, and
+    ``threshold`` the decision threshold on it that the calibration learned.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    raw_verdict: CriterionVerdict | None = None
+    raw_selection: OptionSelection | None = None
+    p_calibrated: float | None = None
+    threshold: float | None = None
+    changed: bool = False
+    method: str = ""
+
+
+class EvidenceCheck(BaseModel):
+    """Whether the judge's quote from the submission is really in it.
+
+    ``similarity`` is the best match of the normalised quote in the normalised
+    submission (1.0 = verbatim); ``found`` compares it with ``threshold``;
+    ``action`` says what the evidence policy did (``kept``, ``downgraded``).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    quote: str
+    found: bool
+    similarity: float
+    threshold: float
+    action: str = "kept"
+    raw_verdict: CriterionVerdict | None = None
+
+
+class Escalation(BaseModel):
+    """A criterion re-asked to a stronger judge because the first was unsure.
+
+    ``first`` is the cheap judge's answer, ``second`` the stronger one's, and
+    ``counted`` which of the two the report's verdict is (``second`` unless it
+    failed).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    below_confidence: float
+    first: JudgeVote
+    second: JudgeVote | None = None
+    counted: str = "first"
 
 
 class CriterionReport(BaseModel):
@@ -91,6 +150,14 @@ class CriterionReport(BaseModel):
     ``error`` is set when the judge failed; the verdict is then whatever the
     grader's documented failure policy decided, and ``is_error`` is True.
     A parent criterion carries its children's reports in ``children``.
+
+    ``confidence`` is the probability of the chosen verdict or option, read from
+    the judge's token probabilities over the allowed answers (renormalised over
+    them), and ``probabilities`` holds every answer's (``MET``/``UNMET``/
+    ``CANNOT_ASSESS``, or option labels). Both are None where the backend exposes
+    no probabilities; they are never taken from the judge's own words. An ensemble
+    reports vote agreement in ``agreement`` beside them. ``calibration``,
+    ``evidence_check`` and ``escalation`` record what those steps did.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -106,6 +173,11 @@ class CriterionReport(BaseModel):
     children: list[CriterionReport] | None = None
     votes: list[JudgeVote] | None = None
     agreement: float | None = None
+    confidence: float | None = None
+    probabilities: dict[str, float] | None = None
+    calibration: CalibrationRecord | None = None
+    evidence_check: EvidenceCheck | None = None
+    escalation: Escalation | None = None
     level_id: str | None = None
     evidence: list[str] = Field(default_factory=list)
     notes: str = ""
