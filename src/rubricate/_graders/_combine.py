@@ -145,6 +145,11 @@ def combine(
             reasoning=o.reasoning,
             shuffle_order=o.shuffle_order,
             llm_invocation=o.info or None,
+            confidence=o.confidence,
+            probabilities=o.probabilities,
+            calibration=o.calibration,
+            evidence_check=o.evidence,
+            escalation=o.escalation,
         )
     if criterion.is_multi_choice:
         decision = decide_options(criterion, [(o.option, o.weight) for o in ok], method)
@@ -154,14 +159,30 @@ def combine(
     agree = next(
         (o for o in ok if o.option == decision.option and o.verdict == decision.verdict), ok[0]
     )
+    selection = _selection(criterion, decision.option) if decision.option is not None else None
+    probabilities = _mean_probabilities([o.probabilities for o in ok])
+    chosen = decision.verdict.value if decision.verdict is not None else None
+    chosen = selection.label if selection is not None else chosen
     return CriterionReport(
         **common,
         verdict=decision.verdict,
-        selection=_selection(criterion, decision.option) if decision.option is not None else None,
+        selection=selection,
         reason=agree.reason,
         reasoning=agree.reasoning,
         agreement=decision.agreement,
+        probabilities=probabilities,
+        confidence=probabilities.get(chosen or "") if probabilities is not None else None,
     )
+
+
+def _mean_probabilities(
+    members: Sequence[Mapping[str, float] | None],
+) -> dict[str, float] | None:
+    """The members' probabilities averaged; None unless every member reported some."""
+    if not members or any(m is None for m in members):
+        return None
+    keys = sorted({k for m in members if m is not None for k in m})
+    return {k: sum((m or {}).get(k, 0.0) for m in members) / len(members) for k in keys}
 
 
 _CATEGORIES: frozenset[str] = frozenset(get_args(JudgeErrorCategory))

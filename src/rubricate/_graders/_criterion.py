@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._errors import ConfigError, JudgeError
 from .._judges._base import JudgeRequest
@@ -11,19 +12,25 @@ from .._model import Criterion, ScoringType
 from .._reports import CriterionReport, EvaluationReport
 from .._scoring import assemble_reports, finalize
 from ._base import GradeContext, GradePlan, Grader, gather_all
+from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine
 from ._ensemble import check_aggregation
+from ._evidence import EVIDENCE_POLICIES, check_evidence, needs_evidence
 from ._judging import Member, Outcome, ask, shuffle_order
 from ._prompts import (
     SYSTEM_CRITERION,
+    VERDICT_METHODS,
     Prefix,
+    VerdictMethod,
     approx_tokens,
     build_prefix,
+    criterion_decision,
     criterion_prompt,
     criterion_schema,
 )
 
 if TYPE_CHECKING:
+    from .._calibration import Calibration
     from .._methods import FunctionRegistry
 
 __all__ = ["CriterionGrader", "PerCriterionGrader"]
@@ -46,6 +53,21 @@ class CriterionGrader(Grader):
             item (``item_id`` or the submission's hash), the criterion and the judge.
         add_na_option: give multi-choice criteria without one an N/A option.
         seed: mixed into the shuffle seed.
+        verdict_method: how the reply is laid out: ``reason-first``, ``verdict-first``
+            or ``verdict-only`` (see ``VERDICT_METHODS``); ``auto`` (the default) takes
+            each judge's own preferred layout (``preferred_verdict_method``), else
+            ``reason-first``.
+        calibration: a :class:`Calibration` (or the path of a calibration file) fitted
+            by ``rubricate calibrate``: answers of the judge it was fitted for are
+            re-decided from their token probabilities (see ``_calibrated``).
+        evidence: which MET verdicts must be backed by a quote from the submission:
+            ``penalties`` (the default), ``all`` or ``off`` (see ``_evidence``).
+        evidence_policy: what a MET without evidence becomes: ``downgrade`` (UNMET,
+            the default), ``cannot_assess`` or ``record`` (kept, only recorded).
+        escalate_to: a stronger judge (spec, Judge or callable) that re-answers the
+            criteria whose first answer's confidence is below ``below_confidence``
+            (see ``_cascade``).
+        below_confidence: the confidence under which an answer is escalated (0.7).
         functions: a :class:`FunctionRegistry` or ``{ref: function}`` dict for criteria
             scored by ``function`` or ``json_schema`` (used as given, not copied).
     """
@@ -65,9 +87,41 @@ class CriterionGrader(Grader):
         seed: int = 0,
         functions: FunctionRegistry | Mapping[str, Callable[..., Any]] | None = None,
         max_examples: int | None = None,
+        verdict_method: str = "auto",
+        calibration: Calibration | str | os.PathLike[str] | None = None,
+        evidence: str = "penalties",
+        evidence_policy: str = "downgrade",
+        escalate_to: Any = None,
+        below_confidence: float = 0.7,
         **options: Any,
     ) -> None:
         super().__init__(judge, **options)
+        if not 0.0 <= below_confidence <= 1.0:
+            raise ConfigError(f"below_confidence {below_confidence!r} must be between 0 and 1")
+        self.escalate_to = escalate_to
+        self.below_confidence = below_confidence
+        self._strong: Member | None = None
+        if evidence not in ("penalties", "all", "off"):
+            raise ConfigError(f"evidence {evidence!r} is not one of: penalties, all, off")
+        if evidence_policy not in EVIDENCE_POLICIES:
+            raise ConfigError(
+                f"evidence_policy {evidence_policy!r} is not one of: "
+                + ", ".join(EVIDENCE_POLICIES)
+            )
+        self.evidence = evidence
+        self.evidence_policy = evidence_policy
+        if calibration is not None:
+            from .._calibration import Calibration  # numpy: loaded only when calibrating
+
+            if not isinstance(calibration, Calibration):
+                calibration = Calibration.load(calibration)
+        self.calibration = calibration
+        if verdict_method != "auto" and verdict_method not in VERDICT_METHODS:
+            raise ConfigError(
+                f"verdict_method {verdict_method!r} is not one of: auto, "
+                + ", ".join(VERDICT_METHODS)
+            )
+        self.verdict_method = verdict_method
         if max_examples is not None and max_examples < 0:
             raise ConfigError(f"max_examples {max_examples!r} must be 0 or more (None: all)")
         self.max_examples = max_examples
@@ -123,6 +177,13 @@ class CriterionGrader(Grader):
             criterion, seed=self.seed, item_key=ctx.item_key, index=index, judge_id=member_id
         )
 
+    def method_of(self, member: Member | None) -> VerdictMethod:
+        """The reply layout asked of ``member``'s judge (resolving ``auto``)."""
+        if self.verdict_method != "auto":
+            return cast(VerdictMethod, self.verdict_method)
+        preferred = getattr(member.judge, "preferred_verdict_method", None) if member else None
+        return cast(VerdictMethod, preferred if preferred in VERDICT_METHODS else "reason-first")
+
     def request(
         self,
         ctx: GradeContext,
@@ -130,18 +191,24 @@ class CriterionGrader(Grader):
         index: int,
         criterion: Criterion,
         order: list[int] | None,
+        method: VerdictMethod = "reason-first",
     ) -> JudgeRequest:
         """Build the judge request about one leaf criterion."""
         labels = ctx.example_labels[index] if ctx.example_labels else []
         suffix = criterion_prompt(
-            criterion, order=order, example_labels=labels, max_examples=self.max_examples
+            criterion,
+            order=order,
+            example_labels=labels,
+            max_examples=self.max_examples,
+            method=method,
         )
         return JudgeRequest(
             system=self.criterion_system_prompt(),
             user=prefix.text + suffix,
-            schema=criterion_schema(criterion),
+            schema=criterion_schema(criterion, method),
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
+            decision=criterion_decision(criterion),
             tags={"criterion": index, "key": criterion.key, "item": ctx.item_id},
         )
 
@@ -149,9 +216,68 @@ class CriterionGrader(Grader):
         self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion, member: Member
     ) -> Outcome:
         """Ask one judge about one leaf criterion."""
+        out = await self.answer(ctx, prefix, index, criterion, member)
+        if self.escalate_to is not None and should_escalate(out, self.below_confidence):
+            second = await self.answer(ctx, prefix, index, criterion, self.strong_member())
+            out = merge_escalation(criterion, out, second, self.below_confidence)
+        return out
+
+    async def answer(
+        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion, member: Member
+    ) -> Outcome:
+        """One judge's answer about one criterion, calibrated and evidence-checked."""
         order = self.order(ctx, criterion, index, member.id)
-        req = self.request(ctx, prefix, index, criterion, order)
-        return await ask(member, criterion, req, order=order, limiter=self.limiter())
+        req = self.request(ctx, prefix, index, criterion, order, self.method_of(member))
+        out = await ask(member, criterion, req, order=order, limiter=self.limiter())
+        if self.calibration is not None and self._calibrates(member):
+            from ._calibrated import calibrate_outcome
+
+            calibrate_outcome(self.calibration, criterion, out)
+        if needs_evidence(criterion, out.verdict, self.evidence):
+            system = self.criterion_system_prompt()
+            await check_evidence(
+                out, ctx, prefix, criterion, member, system, self.limiter(), self.evidence_policy
+            )
+        return out
+
+    def strong_member(self) -> Member:
+        """The judge of ``escalate_to``, built on first use."""
+        if self._strong is None:
+            from .._judges._registry import get_judge
+
+            judge = get_judge(self.escalate_to, **self._judge_options)
+            name = str(getattr(judge, "name", None) or "escalation")
+            self._strong = Member(id=name, weight=1.0, judge=judge)
+        return self._strong
+
+    def _calibrates(self, member: Member) -> bool:
+        """Whether this grader's calibration was fitted for ``member``'s judge.
+
+        Raises:
+            ConfigError: no judge of this grader is the calibration's judge, or the
+                reply layout differs from the one it was fitted with.
+        """
+        cal = self.calibration
+        assert cal is not None
+        if getattr(member.judge, "name", member.id) != cal.judge:
+            judges = [m.judge for m in self.members()]
+            if self.escalate_to is not None:
+                judges.append(self.strong_member().judge)
+            names = sorted({str(getattr(j, "name", "")) for j in judges})
+            if cal.judge not in names:
+                raise ConfigError(
+                    f"the calibration was fitted for the judge {cal.judge!r}, but this grader's "
+                    f"judges are {names}; calibrate this judge (rubricate calibrate --judge ...) "
+                    "or use its calibration file"
+                )
+            return False
+        method = self.method_of(member)
+        if method != cal.verdict_method:
+            raise ConfigError(
+                f"the calibration was fitted with --verdict-method {cal.verdict_method}, but "
+                f"this grader asks with {method}; use the same method or calibrate again"
+            )
+        return True
 
     def decide(self, criterion: Criterion, index: int, outcomes: Sequence[Outcome]) -> Leaf:
         """Combine one criterion's outcomes under the failure policy."""
@@ -238,7 +364,7 @@ class CriterionGrader(Grader):
             c = self.effective(leaf)
             if c.method is not ScoringType.LLM:
                 continue
-            req = self.request(ctx, prefix, i, c, None)
+            req = self.request(ctx, prefix, i, c, None, self.method_of(self.members()[0]))
             calls += self.n_judges
             tokens += self.n_judges * (system + approx_tokens(req.user))
         return GradePlan(calls, tokens)

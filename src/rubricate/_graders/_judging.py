@@ -16,9 +16,23 @@ from typing import Any
 from .._errors import JudgeError
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
 from .._model import Criterion, CriterionVerdict
-from .._reports import JudgeVote, OptionSelection, TokenUsage
+from .._reports import (
+    CalibrationRecord,
+    Escalation,
+    EvidenceCheck,
+    JudgeVote,
+    OptionSelection,
+    TokenUsage,
+)
 
-__all__ = ["Member", "Outcome", "ask", "read_criterion_reply", "shuffle_order"]
+__all__ = [
+    "Member",
+    "Outcome",
+    "ask",
+    "read_criterion_reply",
+    "read_probabilities",
+    "shuffle_order",
+]
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,21 @@ class Outcome:
     calls: int = 1
     shuffle_order: list[int] | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    probabilities: dict[str, float] | None = None
+    option_label: str | None = None
+    calibration: CalibrationRecord | None = None
+    calibrated: dict[str, float] | None = None
+    evidence: EvidenceCheck | None = None
+    escalation: Escalation | None = None
+
+    @property
+    def confidence(self) -> float | None:
+        """The probability of the answer that counts (calibrated when a calibration applied)."""
+        probs = self.calibrated if self.calibrated is not None else self.probabilities
+        if probs is None:
+            return None
+        label = self.verdict.value if self.verdict is not None else self.option_label
+        return probs.get(label or "")
 
     @property
     def ok(self) -> bool:
@@ -70,6 +99,8 @@ class Outcome:
             reason=self.reason,
             error=str(self.error) if self.error is not None else None,
             shuffle_order=self.shuffle_order,
+            confidence=self.confidence,
+            probabilities=self.probabilities,
         )
 
 
@@ -148,6 +179,36 @@ def read_criterion_reply(
     return None, shown[number - 1], reason
 
 
+_BINARY_KEYS = {"PRESENT": "MET", "ABSENT": "UNMET"}
+
+
+def read_probabilities(
+    criterion: Criterion, probs: Mapping[str, float] | None, order: list[int] | None = None
+) -> dict[str, float] | None:
+    """A judge's probabilities keyed by verdict (``MET`` ...) or by option label.
+
+    Values the judge did not report count as 0; None when there is nothing usable.
+    """
+    if not probs:
+        return None
+    out: dict[str, float] = {}
+    if criterion.is_multi_choice:
+        opts = criterion.options or []
+        shown = order if order is not None else list(range(len(opts)))
+        for n, original in enumerate(shown, 1):
+            label = opts[original].label
+            out[label] = out.get(label, 0.0) + float(probs.get(str(n), 0.0))
+    else:
+        for key, p in probs.items():
+            name = _BINARY_KEYS.get(key, key)
+            if name in ("MET", "UNMET", "CANNOT_ASSESS"):
+                out[name] = out.get(name, 0.0) + float(p)
+    total = sum(out.values())
+    if not total > 0:  # also rejects NaN
+        return None
+    return {k: v / total for k, v in out.items()}
+
+
 async def ask(
     member: Member,
     criterion: Criterion,
@@ -165,6 +226,10 @@ async def ask(
         out.verdict, out.option, out.reason = read_criterion_reply(criterion, response.data, order)
     except JudgeError as e:
         out.error = e
+        return out
+    if out.option is not None:
+        out.option_label = (criterion.options or [])[out.option].label
+    out.probabilities = read_probabilities(criterion, response.probabilities, order)
     return out
 
 

@@ -24,14 +24,17 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from .._judges._base import Decision
 from .._model import CalibrationExample, Criterion, Rubric
 from ._inputs import Submission
 
 __all__ = [
     "ABSENT",
     "PRESENT",
+    "REASON_MAX_CHARS",
+    "VERDICT_METHODS",
     "SYSTEM_CRITERION",
     "SYSTEM_HOLISTIC",
     "SYSTEM_ONESHOT",
@@ -40,6 +43,7 @@ __all__ = [
     "block_code",
     "build_prefix",
     "calibration_examples",
+    "criterion_decision",
     "criterion_prompt",
     "criterion_schema",
     "holistic_prompt",
@@ -47,6 +51,7 @@ __all__ = [
     "oneshot_prompt",
     "oneshot_schema",
     "shown_options",
+    "VerdictMethod",
 ]
 
 _DATA_RULE = (
@@ -58,10 +63,16 @@ _JUDGE_RULE = (
     "Check its claims against what you know to be true. Accept equivalent wording; be exact "
     "about facts, numbers and negation."
 )
+_SCOPE_RULE = (
+    "Decide only what the criterion asks. Do not grade anything else: whether the rest of the "
+    "submission is right, complete, well written or on topic does not matter unless the "
+    "criterion is about it. An idea counts however it is worded: paraphrase, informal or "
+    "misspelled words, an equation or a partial sentence that states it all count."
+)
 
 SYSTEM_CRITERION = (
     "You are a careful grader. You check a submission against one criterion.\n"
-    f"{_DATA_RULE}\n{_JUDGE_RULE}\nReply with one JSON object only."
+    f"{_DATA_RULE}\n{_SCOPE_RULE}\nReply with one JSON object only."
 )
 SYSTEM_ONESHOT = (
     "You are a careful grader. You check a submission against each numbered criterion, one "
@@ -147,9 +158,24 @@ def build_prefix(
 
 
 # -- one criterion ------------------------------------------------------------------
-_REASON = '"reason": "<one short sentence: what in the submission decides it>"'
+REASON_MAX_CHARS = 300
+"""Every reason is bounded, in the schema (``maxLength``) and in the prompt's words."""
+_REASON_HINT = "<one short sentence, at most 25 words: what in the submission decides it>"
+_REASON = f'"reason": "{_REASON_HINT}"'
 PRESENT, ABSENT = "PRESENT", "ABSENT"
 """The answers to an error criterion; PRESENT is MET, ABSENT is UNMET."""
+
+VerdictMethod = Literal["reason-first", "verdict-first", "verdict-only"]
+VERDICT_METHODS: tuple[VerdictMethod, ...] = ("reason-first", "verdict-first", "verdict-only")
+"""How a criterion's answer is laid out (``benchmarks/judge_agreement.py`` compares them):
+
+* ``reason-first``: a short reason, then the verdict (the reason can steer the verdict);
+* ``verdict-first``: the verdict, then a short reason explaining it;
+* ``verdict-only``: the verdict alone (fastest; the report's reason is empty).
+
+Backends that expose token probabilities decide the verdict from them in every
+layout and report its confidence.
+"""
 
 
 def shown_options(criterion: Criterion, order: Sequence[int] | None) -> list[int]:
@@ -211,16 +237,26 @@ def _calibration(criterion: Criterion, max_examples: int | None = None) -> str:
     return ("Calibration:\n" + "\n".join(lines) + "\n") if lines else ""
 
 
+def _reply_line(key: str, answers: str, method: VerdictMethod) -> str:
+    if method == "verdict-only":
+        return f'Reply {{"{key}": {answers}}}'
+    if method == "verdict-first":
+        return f'Reply {{"{key}": {answers}, {_REASON}}}'
+    return f'Reply {{{_REASON}, "{key}": {answers}}}'
+
+
 def criterion_prompt(
     criterion: Criterion,
     *,
     order: Sequence[int] | None = None,
     example_labels: Sequence[str | None] = (),
     max_examples: int | None = None,
+    method: VerdictMethod = "reason-first",
 ) -> str:
     """Write the criterion part of a per-criterion prompt (placed after the prefix).
 
-    ``max_examples`` caps the criterion's calibration examples shown (None: all).
+    ``max_examples`` caps the criterion's calibration examples shown (None: all);
+    ``method`` lays out the reply (see :data:`VERDICT_METHODS`).
     """
     req = " ".join(criterion.requirement.split())
     if criterion.is_multi_choice:
@@ -230,43 +266,60 @@ def criterion_prompt(
             f"Question: {req}\nOptions:\n{opts}\n"
             + _calibration(criterion, max_examples)
             + _examples_line(example_labels, criterion, shown)
-            + f'Pick the option that fits best. Reply {{{_REASON}, "option": <number>}}'
+            + "Pick the option that fits the submission best. "
+            + _reply_line("option", "<number>", method)
         )
     if criterion.weight < 0:
         head = (
-            f"Error to look for: {req}\nMost submissions do not make a given error. {PRESENT} "
-            "only if you can point to the words of the submission that make it; "
-            f"{ABSENT} if it does not make it, or only warns against it. When in doubt, {ABSENT}."
+            f"Fault to look for: {req}\nDoes the submission itself commit this fault? "
+            f"{PRESENT} only if its own words commit it. {ABSENT} if they do not, or only mention "
+            f"or warn against it; an answer without this fault is {ABSENT}, even if it is wrong "
+            "in other ways."
         )
         answers = f'"{PRESENT}" | "{ABSENT}"'
     else:
-        head = f"Criterion: {req}\nMET if the submission satisfies it; UNMET if not."
+        head = (
+            f"Criterion: {req}\nDoes the submission meet this criterion? MET if it does, in any "
+            "wording; UNMET if it does not, or if it is off topic or empty."
+        )
         answers = '"MET" | "UNMET"'
     return (
-        f"{head} CANNOT_ASSESS only if there is no way to tell.\n"
+        f"{head} CANNOT_ASSESS only if the criterion cannot be checked from the submission "
+        "at all.\n"
         + _calibration(criterion, max_examples)
         + _examples_line(example_labels, criterion, [])
-        + f'Reply {{{_REASON}, "verdict": {answers} | "CANNOT_ASSESS"}}'
+        + _reply_line("verdict", f'{answers} | "CANNOT_ASSESS"', method)
     )
 
 
-_REASON_SCHEMA = {"type": "string"}
+def criterion_decision(criterion: Criterion) -> Decision:
+    """The reply field that decides ``criterion`` and its values, for token probabilities."""
+    if criterion.is_multi_choice:
+        return Decision("option", tuple(range(1, len(criterion.options or []) + 1)))
+    if criterion.weight < 0:
+        return Decision("verdict", (PRESENT, ABSENT, "CANNOT_ASSESS"))
+    return Decision("verdict", ("MET", "UNMET", "CANNOT_ASSESS"))
 
 
-def criterion_schema(criterion: Criterion) -> dict[str, Any]:
-    """JSON Schema of the reply about one criterion.
+_REASON_SCHEMA = {"type": "string", "maxLength": REASON_MAX_CHARS}
+
+
+def criterion_schema(
+    criterion: Criterion, method: VerdictMethod = "reason-first"
+) -> dict[str, Any]:
+    """JSON Schema of the reply about one criterion, its keys in ``method``'s order.
 
     The same few schemas are asked for thousands of times in a run, so each is built
     once and shared (judges read it, never change it); backends that inspect a
     schema can then remember what they found by its identity.
     """
     if criterion.is_multi_choice:
-        return _schema_of("option", len(criterion.options or []))
-    return _schema_of("error" if criterion.weight < 0 else "verdict", 0)
+        return _schema_of("option", len(criterion.options or []), method)
+    return _schema_of("error" if criterion.weight < 0 else "verdict", 0, method)
 
 
 @functools.lru_cache(maxsize=64)
-def _schema_of(kind: str, options: int) -> dict[str, Any]:
+def _schema_of(kind: str, options: int, method: VerdictMethod = "reason-first") -> dict[str, Any]:
     answer: dict[str, Any]
     if kind == "option":
         answer = {"type": "integer", "minimum": 1, "maximum": options}
@@ -277,10 +330,16 @@ def _schema_of(kind: str, options: int) -> dict[str, Any]:
     else:
         answer = {"type": "string", "enum": ["MET", "UNMET", "CANNOT_ASSESS"]}
         key = "verdict"
+    fields = {"reason": _REASON_SCHEMA, key: answer}
+    order = {
+        "reason-first": ["reason", key],
+        "verdict-first": [key, "reason"],
+        "verdict-only": [key],
+    }[method]
     return {
         "type": "object",
-        "properties": {"reason": _REASON_SCHEMA, key: answer},
-        "required": ["reason", key],
+        "properties": {k: fields[k] for k in order},
+        "required": order,
         "additionalProperties": False,
     }
 

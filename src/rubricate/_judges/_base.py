@@ -14,7 +14,21 @@ from typing import Any, Protocol, runtime_checkable
 
 from .._reports import TokenUsage
 
-__all__ = ["Judge", "JudgeConfig", "JudgeRequest", "JudgeResponse"]
+__all__ = ["Decision", "Judge", "JudgeConfig", "JudgeRequest", "JudgeResponse"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The reply field that carries the decision, and the values it may take.
+
+    A request that names one asks the backend for the probability of each value
+    (read from its token probabilities, renormalised over ``values``); backends
+    that cannot see token probabilities ignore it. ``values`` are the JSON values
+    allowed in ``key`` (strings such as ``"MET"``, or option numbers).
+    """
+
+    key: str
+    values: tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -35,6 +49,7 @@ class JudgeRequest:
     temperature: float | None = None
     seed: int | None = None
     max_tokens: int | None = None
+    decision: Decision | None = None
     tags: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -44,6 +59,9 @@ class JudgeResponse:
 
     ``cost`` is in USD and None when the price is unknown (never a silent 0).
     ``cached`` is True for a replay from the response cache, which costs nothing new.
+    ``probabilities`` maps each of the request's ``decision.values`` (as text) to its
+    probability, from the model's token probabilities renormalised over those
+    values; None when the backend exposes none or the request named no decision.
     """
 
     data: dict[str, Any]
@@ -55,6 +73,7 @@ class JudgeResponse:
     reasoning: str | None = None
     model: str = ""
     attempts: int = 1
+    probabilities: Mapping[str, float] | None = None
 
 
 @runtime_checkable

@@ -43,6 +43,7 @@ _MIGRATIONS: list[tuple[str, str]] = [
         )
         """,
     ),
+    ("002_probabilities", "ALTER TABLE responses ADD COLUMN probabilities TEXT"),
 ]
 
 
@@ -102,14 +103,15 @@ class ResponseCache:
         """The stored record for ``key`` (``data``, ``raw_text``, ``usage`` ...), or None."""
         with self._lock:
             row = self._conn.execute(
-                "SELECT judge, model, data, raw_text, reasoning, usage FROM responses"
-                " WHERE key = ?",
+                "SELECT judge, model, data, raw_text, reasoning, usage, probabilities"
+                " FROM responses WHERE key = ?",
                 (key,),
             ).fetchone()
         if row is None:
             return None
-        judge, model, data, raw_text, reasoning, usage = row
+        judge, model, data, raw_text, reasoning, usage, probabilities = row
         return {
+            "probabilities": json.loads(probabilities) if probabilities else None,
             "judge": judge,
             "model": model,
             "data": json.loads(data),
@@ -128,6 +130,7 @@ class ResponseCache:
         raw_text: str,
         reasoning: str | None,
         usage: Mapping[str, Any] | None,
+        probabilities: Mapping[str, float] | None = None,
     ) -> None:
         """Store an answer under ``key`` (replacing any older one)."""
         row = (
@@ -139,9 +142,14 @@ class ResponseCache:
             reasoning,
             json.dumps(usage) if usage is not None else None,
             time.time(),
+            json.dumps(dict(probabilities)) if probabilities is not None else None,
         )
         with self._lock:
-            self._conn.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?,?)", row)
+            self._conn.execute(
+                "INSERT OR REPLACE INTO responses (key, judge, model, data, raw_text, reasoning,"
+                " usage, created_at, probabilities) VALUES (?,?,?,?,?,?,?,?,?)",
+                row,
+            )
 
     def __len__(self) -> int:
         with self._lock:

@@ -40,6 +40,7 @@ from typing import Any
 from .._errors import ConfigError, JudgeError
 from .._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
+from ._local_decide import decision_layout, remainder_grammar, value_probabilities
 from ._local_worker import shared_scheduler
 from ._model_files import MODEL_FILENAME, MODEL_SHA256, default_model_path, model_chunk_paths
 from ._parse import parse_json_reply
@@ -281,6 +282,7 @@ class LocalJudge:
             cost=0.0,
             latency_s=time.perf_counter() - start,
             model=response.model,
+            probabilities=response.probabilities,
         )
 
     def _run(self, request: JudgeRequest) -> JudgeResponse:
@@ -327,16 +329,54 @@ class LocalJudge:
             while reused < min(n_past, len(tokens)) and prev[reused] == tokens[reused]:
                 reused += 1
             reused = min(reused, len(tokens) - 1)  # llama.cpp re-evaluates the last one
-        params: dict[str, Any] = {k: opts[k] for k in _SAMPLING if k in opts}
-        seed = _pick(request.seed, cfg.seed)
-        if seed is not None:
-            params["seed"] = int(seed)
+        run = _Run(model=model, tokens=tokens, max_tokens=max_tokens, opts=opts)
+        run.temperature = float(_pick(request.temperature, cfg.temperature) or 0.0)
+        run.seed = _pick(request.seed, cfg.seed)
+        if request.decision is not None:
+            data, text, n_out, probs = run.decide(request)
+        else:
+            text, n_out = run.generate(tokens, _grammar(model, request.schema))
+            data, probs = run.parse(text), None
+        usage = TokenUsage(
+            prompt_tokens=len(tokens),
+            completion_tokens=n_out,
+            total_tokens=len(tokens) + n_out,
+            cache_read_input_tokens=reused,
+        )
+        return JudgeResponse(
+            data=data,
+            raw_text=text,
+            usage=usage,
+            cost=0.0,
+            model=model.name,
+            probabilities=probs,
+        )
+
+
+@dataclass
+class _Run:
+    """One request's generation on the worker thread (the model lock held)."""
+
+    model: _Model
+    tokens: list[int]
+    max_tokens: int
+    opts: Mapping[str, Any]
+    temperature: float = 0.0
+    seed: int | None = None
+    cut_off: bool = False
+
+    def generate(self, prompt: list[int], grammar: Any) -> tuple[str, int]:
+        """Complete ``prompt`` under ``grammar``: the text and how many tokens it took."""
+        params: dict[str, Any] = {k: self.opts[k] for k in _SAMPLING if k in self.opts}
+        if self.seed is not None:
+            params["seed"] = int(self.seed)
+        room = self.model.n_ctx - len(prompt)
         try:
-            out = llm.create_completion(
-                tokens,
-                max_tokens=max_tokens,
-                temperature=float(_pick(request.temperature, cfg.temperature) or 0.0),
-                grammar=_grammar(model, request.schema),
+            out = self.model.llm.create_completion(
+                prompt,
+                max_tokens=max(1, min(self.max_tokens, room)),
+                temperature=self.temperature,
+                grammar=grammar,
                 **params,
             )
         except ValueError as e:
@@ -344,22 +384,64 @@ class LocalJudge:
         except RuntimeError as e:
             raise JudgeError(f"llama.cpp failed: {e}", category="server") from e
         choice = out["choices"][0]
-        text = str(choice.get("text") or "")
+        self.cut_off = choice.get("finish_reason") == "length"
+        return str(choice.get("text") or ""), int(out["usage"]["completion_tokens"])
+
+    def parse(self, text: str) -> dict[str, Any]:
+        """The reply object in ``text``, or a ``parse`` JudgeError."""
         try:
-            data = parse_json_reply(text)
+            return parse_json_reply(text)
         except ValueError as e:
             why = str(e)
-            if choice.get("finish_reason") == "length":
-                why += f" (cut off at max_tokens={max_tokens})"
+            if self.cut_off:
+                why += f" (cut off at max_tokens={self.max_tokens})"
             raise JudgeError(why, category="parse", raw_text=text) from None
-        n_out = int(out["usage"]["completion_tokens"])
-        usage = TokenUsage(
-            prompt_tokens=len(tokens),
-            completion_tokens=n_out,
-            total_tokens=len(tokens) + n_out,
-            cache_read_input_tokens=reused,
+
+    def _tok(self, text: str) -> list[int]:
+        return list(self.model.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def decide(self, request: JudgeRequest) -> tuple[dict[str, Any], str, int, dict[str, float]]:
+        """Answer a request with a decision: (data, raw text, tokens out, probabilities)."""
+        decision = request.decision
+        assert decision is not None
+        props, at = decision_layout(request.schema, decision)
+        head: dict[str, Any] = {}
+        text, n_out = "", 0
+        if at > 0:  # the fields before the decision (a reason) are written first
+            text, n_out = self.generate(self.tokens, _grammar(self.model, request.schema))
+            data = self.parse(text)
+            head = {k: data[k] for k in props[:at] if k in data}
+        prefix = "{" + "".join(
+            f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}, " for k, v in head.items()
         )
-        return JudgeResponse(data=data, raw_text=text, usage=usage, cost=0.0, model=model.name)
+        prefix += json.dumps(decision.key) + ":"
+        base = self.tokens + self._tok(prefix)
+        last = at == len(props) - 1
+        decided = value_probabilities(
+            self.model.llm,
+            base,
+            decision,
+            last=last,
+            temperature=self.temperature,
+            seed=self.seed,
+        )
+        if at > 0:
+            return {**data, decision.key: decided.value}, text, n_out, decided.probabilities
+        written = prefix + " " + json.dumps(decided.value)
+        if last:
+            text = written + "}"
+        else:  # the fields after it (a reason) are generated after the chosen value
+            rest = props[at + 1 :]
+            key = "\x00rest\x00" + json.dumps([request.schema.get("properties"), rest])
+            grammar = self.model.grammars.get(key)
+            if grammar is None:
+                from llama_cpp.llama_grammar import LlamaGrammar
+
+                gbnf = remainder_grammar(request.schema, rest)
+                grammar = self.model.grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
+            more, n_out = self.generate(base + self._tok(" " + json.dumps(decided.value)), grammar)
+            text = written + more
+        return self.parse(text), text, n_out, decided.probabilities
 
 
 def _pick(first: Any, second: Any) -> Any:

@@ -97,6 +97,11 @@ class ReliableJudge:
         return self.inner.name
 
     @property
+    def preferred_verdict_method(self) -> str | None:
+        """The wrapped backend's preferred reply layout for criteria, if it has one."""
+        return getattr(self.inner, "preferred_verdict_method", None)
+
+    @property
     def limits(self) -> ProviderLimits | None:
         """The provider's shared limits (None when this judge is not limited)."""
         if not self._limited:
@@ -122,23 +127,24 @@ class ReliableJudge:
     def key_for(self, request: JudgeRequest) -> str:
         """The cache key of ``request``: everything that decides the answer, no secrets."""
         cfg = self.config
-        return cache_key(
-            {
-                "v": 1,
-                "backend": self.provider.backend,
-                "model": self.provider.model,
-                "identity": dict(self.provider.identity),
-                "system": request.system,
-                "user": request.user,
-                "schema": request.schema,
-                "schema_name": request.schema_name,
-                "temperature": _pick(request.temperature, cfg.temperature),
-                "seed": _pick(request.seed, cfg.seed),
-                "max_tokens": _pick(request.max_tokens, cfg.max_tokens),
-                "extra_params": dict(cfg.extra_params),
-                "reasoning": dict(cfg.reasoning) if cfg.reasoning is not None else None,
-            }
-        )
+        parts: dict[str, Any] = {
+            "v": 1,
+            "backend": self.provider.backend,
+            "model": self.provider.model,
+            "identity": dict(self.provider.identity),
+            "system": request.system,
+            "user": request.user,
+            "schema": request.schema,
+            "schema_name": request.schema_name,
+            "temperature": _pick(request.temperature, cfg.temperature),
+            "seed": _pick(request.seed, cfg.seed),
+            "max_tokens": _pick(request.max_tokens, cfg.max_tokens),
+            "extra_params": dict(cfg.extra_params),
+            "reasoning": dict(cfg.reasoning) if cfg.reasoning is not None else None,
+        }
+        if request.decision is not None:  # absent otherwise: older cache entries still hit
+            parts["decision"] = [request.decision.key, list(request.decision.values)]
+        return cache_key(parts)
 
     async def judge(self, request: JudgeRequest) -> JudgeResponse:
         """Answer ``request`` through cache, limits and retries.
@@ -174,6 +180,7 @@ class ReliableJudge:
                 raw_text=response.raw_text,
                 reasoning=response.reasoning,
                 usage=response.usage.model_dump() if response.usage is not None else None,
+                probabilities=response.probabilities,
             )
         return response
 
@@ -233,6 +240,7 @@ def _replay(hit: Mapping[str, Any], latency: float) -> JudgeResponse:
         reasoning=hit.get("reasoning"),
         model=hit.get("model") or "",
         attempts=0,
+        probabilities=hit.get("probabilities"),
     )
 
 

@@ -1,0 +1,132 @@
+"""``calibrate``: grade labelled training items, then fit the judge's probabilities.
+
+Only the training items are graded and only their labels are fitted on; their
+ids are written into the calibration so that ``rubricate metrics`` can leave
+them out when it reports agreement before and after calibration.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .._errors import UsageError
+from .._reports import EvaluationReport
+from ._model import Calibration
+from ._train import Sample, fit_groups
+
+__all__ = ["calibrate", "pick_training", "samples_from_reports"]
+
+
+def pick_training(
+    dataset: Any,
+    *,
+    n_train: int | None = None,
+    train_ids: Sequence[str] | None = None,
+    seed: int = 0,
+) -> Any:
+    """The training part of ``dataset``: ``train_ids``, or ``n_train`` items stratified.
+
+    Raises:
+        UsageError: neither or both given, an id is unknown, or items lack ids.
+    """
+    from .._runs._fingerprint import item_key
+
+    if (n_train is None) == (train_ids is None):
+        raise UsageError(
+            "give the number of training items (--train N) or their ids (--train-ids FILE)"
+        )
+    labelled = [it for it in dataset.items if it.ground_truth is not None]
+    if not labelled:
+        raise UsageError("the dataset has no ground truth; calibration needs human labels")
+    if train_ids is not None:
+        wanted = list(dict.fromkeys(train_ids))
+        keys = {item_key(it, i): it for i, it in enumerate(dataset.items)}
+        unknown = [k for k in wanted if k not in keys]
+        if unknown:
+            raise UsageError(
+                f"{len(unknown)} training id(s) are not in the dataset, e.g. {unknown[0]!r}"
+            )
+        return dataset._with_items([keys[k] for k in wanted])
+    assert n_train is not None
+    if not 0 < n_train <= len(labelled):
+        raise UsageError(
+            f"--train {n_train} must be between 1 and {len(labelled)} (the labelled items)"
+        )
+    base = dataset._with_items(labelled)
+    train, _ = base.split_train_test(n_train, stratify=True, seed=seed)
+    return train
+
+
+def samples_from_reports(dataset: Any, reports: Sequence[EvaluationReport | None]) -> list[Sample]:
+    """Labelled judgments with probabilities, item by item and leaf by leaf."""
+    from .._metrics._compute import leaf_reports
+
+    out: list[Sample] = []
+    for item, report in zip(dataset.items, reports, strict=True):
+        if report is None or report.report is None or item.ground_truth is None:
+            continue
+        for cr, truth in zip(leaf_reports(report.report), item.ground_truth, strict=False):
+            if truth is None or cr.error is not None:
+                continue
+            probs = cr.probabilities  # the judge's own, also when a calibration was applied
+            if probs is None:
+                continue
+            label = truth.value if hasattr(truth, "value") else str(truth)
+            out.append(Sample(criterion=cr.criterion, probabilities=probs, truth=label))
+    return out
+
+
+async def calibrate(
+    dataset: Any,
+    grader: Any,
+    *,
+    judge: str,
+    verdict_method: str,
+    n_train: int | None = None,
+    train_ids: Sequence[str] | None = None,
+    seed: int = 0,
+    run_dir: str | Path | None = None,
+    resume: bool = False,
+    concurrency: int = 16,
+    dataset_source: str | None = None,
+    progress: Any = None,
+) -> Calibration:
+    """Grade the training items with ``grader`` and fit a calibration on their labels.
+
+    Raises:
+        UsageError: too few labels (the message says how many are needed), or a
+            training choice that does not fit the dataset.
+    """
+    from .._runs import evaluate
+    from .._runs._fingerprint import item_key
+
+    full_keys = {id(it): item_key(it, i) for i, it in enumerate(dataset.items)}
+    train = pick_training(dataset, n_train=n_train, train_ids=train_ids, seed=seed)
+    result = await evaluate(
+        train,
+        grader,
+        run_dir=run_dir,
+        resume=resume,
+        concurrency=concurrency,
+        dataset_source=dataset_source,
+        progress=progress,
+    )
+    samples = samples_from_reports(train, result.reports)
+    if not samples:
+        raise UsageError(
+            f"the judge {judge!r} reported no token probabilities on the training items; "
+            "calibration needs them (the local judge, or an OpenAI-compatible server that "
+            "returns logprobs)"
+        )
+    groups = fit_groups(samples)
+    return Calibration(
+        judge=judge,
+        verdict_method=verdict_method,
+        dataset=dataset_source,
+        train_ids=[full_keys[id(it)] for it in train.items],
+        groups=groups,
+        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )

@@ -1,0 +1,155 @@
+"""A calibration: fitted groups of criteria, written to and read from JSON.
+
+Each criterion is calibrated by the most specific group that was fitted: its own
+(``criterion:<id>``, enough labels on that very criterion), else the pooled group
+of its kind (``pooled:positive`` for binary criteria with a positive weight,
+``pooled:negative`` for penalties, ``pooled:options:<id>`` for multi-choice
+criteria with the same options). A criterion with no group is left as the judge
+answered it. A criterion's id hashes what it asks (requirement, sign of the
+weight, options), not its name, so per-item rubrics that repeat a criterion share it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .._errors import ConfigError
+from .._model import Criterion
+from ._fit import Fit, apply_fit
+
+__all__ = ["FORMAT", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]
+
+FORMAT: Literal["rubricate-calibration/1"] = "rubricate-calibration/1"
+BINARY = ("MET", "UNMET")
+
+
+def criterion_id(criterion: Criterion) -> str:
+    """A short stable id of what ``criterion`` asks (not of its name)."""
+    parts: list[Any] = [" ".join(criterion.requirement.split()), criterion.weight < 0]
+    if criterion.is_multi_choice:
+        parts.append([o.label for o in criterion.options or []])
+    text = json.dumps(parts, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _options_id(criterion: Criterion) -> str:
+    text = json.dumps([o.label for o in criterion.options or []], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def group_ids(criterion: Criterion) -> list[str]:
+    """The groups that may calibrate ``criterion``, most specific first."""
+    own = f"criterion:{criterion_id(criterion)}"
+    if criterion.is_multi_choice:
+        return [own, f"pooled:options:{_options_id(criterion)}"]
+    return [own, "pooled:negative" if criterion.weight < 0 else "pooled:positive"]
+
+
+class CalibrationGroup(BaseModel):
+    """One fitted group: its labels, scale and biases, and what it was fitted on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    labels: list[str]
+    scale: float
+    bias: list[float]
+    n: int = Field(ge=0)
+    counts: dict[str, int] = Field(default_factory=dict)
+    description: str = ""
+    train_accuracy_raw: float | None = None
+    train_accuracy_calibrated: float | None = None
+
+    def fit(self) -> Fit:
+        """This group as a :class:`Fit`."""
+        return Fit(labels=tuple(self.labels), scale=self.scale, bias=tuple(self.bias))
+
+
+class Calibration(BaseModel):
+    """A judge's calibration on human labels (``rubricate calibrate`` writes it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["rubricate-calibration/1"] = FORMAT
+    judge: str
+    verdict_method: str
+    dataset: str | None = None
+    train_ids: list[str] = Field(default_factory=list)
+    groups: list[CalibrationGroup] = Field(default_factory=list)
+    created_at: str | None = None
+
+    def group_for(self, criterion: Criterion) -> CalibrationGroup | None:
+        """The most specific fitted group for ``criterion``, or None."""
+        by_id = {g.id: g for g in self.groups}
+        for gid in group_ids(criterion):
+            if gid in by_id:
+                return by_id[gid]
+        return None
+
+    def calibrate(
+        self, criterion: Criterion, probabilities: dict[str, float]
+    ) -> tuple[str, dict[str, float], CalibrationGroup] | None:
+        """(chosen label, calibrated probabilities, group), or None when nothing applies.
+
+        ``probabilities`` are the judge's (``MET``/``UNMET``/``CANNOT_ASSESS`` or
+        option labels); labels outside the group's count as not chosen.
+        """
+        group = self.group_for(criterion)
+        if group is None:
+            return None
+        raw = [max(probabilities.get(label, 0.0), 0.0) for label in group.labels]
+        if not sum(raw) > 0:
+            return None
+        calibrated = apply_fit(group.fit(), raw)
+        best = max(range(len(calibrated)), key=lambda i: (calibrated[i], -i))
+        return group.labels[best], dict(zip(group.labels, calibrated, strict=True)), group
+
+    # -- files -------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Calibration:
+        """Read a calibration file.
+
+        Raises:
+            ConfigError: the file is missing or not a calibration, naming what is wrong.
+        """
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ConfigError(
+                f"cannot read the calibration file {str(p)!r}: {e.strerror}"
+            ) from None
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            raise ConfigError(
+                f"{p}: not JSON ({e}); give a file `rubricate calibrate` wrote"
+            ) from None
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(x) for x in first["loc"]) or "(top level)"
+            raise ConfigError(
+                f"{p}: {where}: {first['msg']}; give a file `rubricate calibrate` wrote"
+            ) from None
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write this calibration as JSON (to a temporary file, then renamed)."""
+        p = Path(path)
+        text = self.model_dump_json(indent=2) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
