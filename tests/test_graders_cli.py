@@ -54,7 +54,8 @@ def test_grade_writes_one_report_per_line_in_order(
 ) -> None:
     rubric, answers = files
     out = tmp_path / "out.jsonl"
-    assert main(["grade", str(rubric), str(answers), "--judge", "fake", "-o", str(out)]) == 0
+    args = ["grade", str(rubric), str(answers), "--judge", "fake", "-o", str(out)]
+    assert main([*args, "--evidence", "off"]) == 0
     reports = read_jsonl(out)
     assert [r["id"] for r in reports] == ["x1", "2", "7"]  # a missing id is the line number
     assert all(r["score"] == 0.5 and len(r["report"]) == 2 for r in reports)  # MET, MET
@@ -217,7 +218,8 @@ def test_every_grader_against_the_chat_server(
 ) -> None:
     chat_server.handler = by_text
     out = tmp_path / "out.jsonl"
-    assert grade_cli(files, out, chat_server, "--judge", "openai/test", "--grader", grader) == 0
+    args = ("--judge", "openai/test", "--grader", grader, "--evidence", "off")
+    assert grade_cli(files, out, chat_server, *args) == 0
     reports = read_jsonl(out)
     assert [r["id"] for r in reports] == ["x1", "2", "7"]
     assert [r["judge_calls"] for r in reports] == [calls] * 3

@@ -47,7 +47,8 @@ def rubric() -> Rubric:
 
 async def test_scores_come_from_the_shared_scoring(rubric: Rubric) -> None:
     judge = scripted({0: v("MET"), 1: v("MET"), 2: {"reason": "ok", "option": 2}}, tokens=7)
-    report = await CriterionGrader(judge).grade(rubric, "The sky reflects the ocean.")
+    grader = CriterionGrader(judge, evidence="off")
+    report = await grader.grade(rubric, "The sky reflects the ocean.")
     assert report.score == pytest.approx(rubric.compute_score(["MET", "MET", "fair"]))
     assert [r.verdict for r in report.report or []][:2] == [MET, MET]
     sel = (report.report or [])[2].selection
@@ -58,22 +59,27 @@ async def test_scores_come_from_the_shared_scoring(rubric: Rubric) -> None:
     assert PerCriterionGrader is CriterionGrader
 
 
-async def test_negative_criteria_ask_whether_the_error_is_present(rubric: Rubric) -> None:
+async def test_binary_criteria_are_asked_as_statements_to_answer_yes_or_no(
+    rubric: Rubric,
+) -> None:
     judge = FakeJudge()
-    await CriterionGrader(judge).grade(rubric, "text")
+    await CriterionGrader(judge, evidence="off").grade(rubric, "text")
     by_index = {r.tags["criterion"]: r for r in judge.requests}
     negative = by_index[1].user[by_index[1].shared_prefix_chars :]
     positive = by_index[0].user[by_index[0].shared_prefix_chars :]
-    assert "Error to look for: Claims the sky reflects the ocean" in negative
-    assert "PRESENT " in negative and "When in doubt, ABSENT" in negative
-    assert "error" not in positive and "MET if the submission satisfies it" in positive
-    # asked as PRESENT / ABSENT, reported with the seeds' meaning: MET = the error is there
-    assert by_index[1].schema["properties"]["verdict"]["enum"] == [
-        "PRESENT",
-        "ABSENT",
-        "CANNOT_ASSESS",
-    ]
-    assert by_index[0].schema["properties"]["verdict"]["enum"][:2] == ["MET", "UNMET"]
+    assert "Statement about the submission: Claims the sky reflects the ocean" in negative
+    assert "Statement about the submission: Names Rayleigh scattering" in positive
+    assert "cannot_assess" not in positive  # not offered unless offer_cannot_assess=True
+    # a penalty's "yes" is MET: the fault is there, as the seeds define MET on a penalty
+    for r in (by_index[0], by_index[1]):
+        assert r.schema["properties"]["answer"]["enum"] == ["yes", "no"]
+    report = await CriterionGrader(judge, evidence="off").grade(rubric, "text")
+    assert [c.verdict for c in report.report or []][:2] == [MET, MET]
+    judge = FakeJudge()
+    await CriterionGrader(judge, evidence="off", offer_cannot_assess=True).grade(rubric, "x")
+    asked = judge.requests[0]
+    assert asked.schema["properties"]["answer"]["enum"] == ["yes", "no", "cannot_assess"]
+    assert "cannot_assess only if the submission gives no way to tell" in asked.user
 
 
 @pytest.mark.parametrize(
@@ -162,7 +168,7 @@ async def test_add_na_option_offers_and_scores_na(rubric: Rubric) -> None:
 
 async def test_prefix_is_shared_and_the_criterion_comes_last(rubric: Rubric) -> None:
     judge = FakeJudge()
-    await CriterionGrader(judge).grade(
+    await CriterionGrader(judge, evidence="off").grade(
         rubric, "Blue light scatters more.", query="Why is the sky blue?", reference_submission="R"
     )
     prefixes = {r.user[: r.shared_prefix_chars] for r in judge.requests}
@@ -172,7 +178,9 @@ async def test_prefix_is_shared_and_the_criterion_comes_last(rubric: Rubric) -> 
     assert prefix.rstrip().endswith(">") and "Criterion" not in prefix
     assert len({r.system for r in judge.requests}) == 1
     for r in judge.requests:
-        assert r.user[r.shared_prefix_chars :].startswith(("Criterion", "Error", "Question"))
+        assert r.user[r.shared_prefix_chars :].startswith(
+            ("Statement about the submission", "Question")
+        )
 
 
 HOSTILE = [
@@ -237,13 +245,13 @@ async def test_guidelines_and_examples_are_shown_compactly(rubric: Rubric) -> No
             "verdicts": {"cause": "UNMET", "myth": "MET", "clarity": "poor"},
         },
     ]
-    await CriterionGrader(judge).grade(guided, "text", examples=examples)
+    await CriterionGrader(judge, evidence="off").grade(guided, "text", examples=examples)
     by_index = {r.tags["criterion"]: r for r in judge.requests}
     prefix = by_index[0].user[: by_index[0].shared_prefix_chars]
     assert prefix.startswith("Rubric guidelines: Be strict about physics.")
     assert re.search(r"<example-1-\w+>\nRayleigh scattering\n</example-1-\w+>", prefix)
-    assert "Graded examples: example-1: MET, example-2: UNMET" in by_index[0].user
-    assert "Graded examples: example-1: UNMET, example-2: MET" in by_index[1].user
+    assert "Graded examples: example-1: yes, example-2: no" in by_index[0].user
+    assert "Graded examples: example-1: no, example-2: yes" in by_index[1].user
     assert "Graded examples: example-1: 3, example-2: 1" in by_index[2].user
 
 

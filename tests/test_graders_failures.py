@@ -154,7 +154,8 @@ async def test_unusable_replies_are_parse_errors(rubric: Rubric, reply: Any) -> 
 
 async def test_a_parse_error_keeps_the_usage_it_cost(rubric: Rubric) -> None:
     reply = {"reason": "hmm", "verdict": "MAYBE"}
-    report = await CriterionGrader(failing({1}, reply=reply)).grade(rubric, "x")
+    grader = CriterionGrader(failing({1}, reply=reply), evidence="off")
+    report = await grader.grade(rubric, "x")
     assert report.token_usage is not None and report.token_usage.prompt_tokens == 9
     assert report.judge_calls == 3
 

@@ -51,7 +51,7 @@ async def test_one_call_grades_every_criterion(rubric: Rubric) -> None:
     assert len(judge.requests) == 1 and report.judge_calls == 1
     req = judge.requests[0]
     assert set(req.schema["required"]) == {"1", "2", "3", "4"}
-    assert "3. Error: States a myth" in req.user
+    assert "3. Statement: States a myth" in req.user
     assert report.score == pytest.approx(rubric.compute_score(["MET", "UNMET", "UNMET", "high"]))
     assert report.token_usage is not None and report.token_usage.prompt_tokens == 10
     assert report.completion_cost == 0.0
@@ -68,7 +68,7 @@ async def test_only_missing_or_garbled_criteria_are_re_asked(rubric: Rubric) -> 
         2: {"reason": "again", "verdict": "MET"},
     }
     judge = oneshot_then(reply, again)
-    report = await PerCriterionOneShotGrader(judge).grade(rubric, "text")
+    report = await PerCriterionOneShotGrader(judge, evidence="off").grade(rubric, "text")
     re_asked = [r.tags["criterion"] for r in judge.requests[1:]]
     assert sorted(re_asked) == [1, 2]
     assert judge.requests[0].system == SYSTEM_ONESHOT
@@ -127,7 +127,25 @@ async def test_holistic_score_and_raw_score_conversion(rubric: Rubric, llm: floa
     assert report.raw_score == pytest.approx(llm / 100 * rubric.total_positive_weight)
     assert report.llm_raw_score == llm
     assert report.report is None and report.judge_calls == 1
-    assert "- -5 (error): States a myth" in judge.requests[0].user
+    user = judge.requests[0].user
+    # weights shown as points out of 100, so a small judge cannot answer on their scale
+    assert "- minus 26 points if the submission does this (a fault): States a myth" in user
+    assert "- 53 points: Names" in user and "from 0 to 100" in user
+
+
+async def test_holistic_prompt_of_a_penalties_only_rubric_starts_from_100() -> None:
+    faults = Rubric(
+        [
+            Criterion(name="a", weight=-2, requirement="Is rude"),
+            Criterion(name="b", weight=-6, requirement="Is wrong"),
+        ]
+    )
+    judge = FakeJudge([{"reason": "", "score": 70}])
+    await RubricAsJudgeGrader(judge).grade(faults, "t")
+    user = judge.requests[0].user
+    assert "minus 25 points if the submission does this (a fault): Is rude" in user
+    assert "minus 75 points" in user and "Start from 100" in user
+    assert judge.requests[0].schema["properties"]["reason"]["maxLength"] == 300
 
 
 async def test_holistic_clamps_score_but_not_raw(rubric: Rubric) -> None:
@@ -176,8 +194,9 @@ async def test_one_shot_shows_example_labels_per_criterion(rubric: Rubric) -> No
         {i: {"reason": "", "verdict": "MET"} for i in range(3)} | {3: {"reason": "", "option": 1}},
     )
     examples = [{"submission": "Rayleigh", "verdicts": ["MET", "UNMET", "UNMET", "high"]}]
-    await PerCriterionOneShotGrader(judge).grade(rubric, "text", examples=examples)
+    grader = PerCriterionOneShotGrader(judge, evidence="off")
+    await grader.grade(rubric, "text", examples=examples)
     user = judge.requests[0].user
-    assert "1. Criterion: Names the cause [Graded examples: example-1: MET]" in user
+    assert "1. Statement: Names the cause [Graded examples: example-1: yes]" in user
     assert "Answer with an option number. [Graded examples: example-1: 2]" in user
     assert len(judge.requests) == 5  # the empty reply re-asked all four

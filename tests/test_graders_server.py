@@ -90,7 +90,9 @@ def test_a_spec_string_with_a_base_url_reaches_the_server(
     chat_server: ChatServer, rubric: Rubric
 ) -> None:
     chat_server.handler = judging
-    grader = CriterionGrader("openai/test", judge_options={"base_url": chat_server.base_url})
+    grader = CriterionGrader(
+        "openai/test", judge_options={"base_url": chat_server.base_url}, evidence="off"
+    )
     report = grader.grade_sync(rubric, "It reflects the ocean.")
     assert [r.verdict for r in (report.report or [])[:2]] == [UNMET, MET]
     assert len(chat_server.chat_requests) == 3 and grader.judge_ids == ["openai/test"]
@@ -155,6 +157,7 @@ def test_an_ensemble_of_two_models_on_one_server(chat_server: ChatServer, rubric
         aggregation="weighted",
         ordinal_aggregation="weighted_mean",
         shuffle_options=True,
+        evidence="off",
     )
     report = grader.grade_sync(rubric, "text", item_id="i")
     cause, myth, clarity = report.report or []

@@ -136,3 +136,51 @@ async def test_a_prompt_past_the_context_fails_before_any_work(local_judge: Any)
     with pytest.raises(JudgeError, match=r"context of 4096.*n_ctx") as info:
         await local_judge.inner.judge(ask("Paris. " * 3000))
     assert info.value.category == "bad_request"
+
+
+def decide(submission: str, order: tuple[str, ...], criterion: str = CRITERION) -> JudgeRequest:
+    from rubricate._judges._base import Decision
+
+    props = {
+        "answer": {"type": "string", "enum": ["yes", "no"]},
+        "reason": {"type": "string", "maxLength": 120},
+    }
+    schema = {
+        "type": "object",
+        "properties": {k: props[k] for k in order},
+        "required": list(order),
+        "additionalProperties": False,
+    }
+    prefix = f"The submission:\n<submission>\n{submission}\n</submission>\n\n"
+    user = prefix + f"Statement about the submission: {criterion}\nIs it true? yes or no."
+    return JudgeRequest(
+        system="You are a careful grader.",
+        user=user,
+        schema=schema,
+        shared_prefix_chars=len(prefix),
+        decision=Decision("answer", ("yes", "no")),
+    )
+
+
+@pytest.mark.local_model
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    "order", [("answer",), ("answer", "reason"), ("reason", "answer")], ids=lambda o: "-".join(o)
+)
+async def test_a_decision_comes_with_the_probability_of_each_answer(
+    local_judge: Any, order: tuple[str, ...]
+) -> None:
+    yes = await local_judge.judge(decide("The capital of France is Paris.", order))
+    no = await local_judge.judge(decide("Water boils at 100 degrees Celsius.", order))
+    for r in (yes, no):
+        assert r.probabilities is not None and set(r.probabilities) == {"yes", "no"}
+        assert sum(r.probabilities.values()) == pytest.approx(1.0)
+        # the answer given is the most probable one
+        assert r.data["answer"] == max(r.probabilities, key=r.probabilities.get)
+        assert list(r.data) == list(order) or set(r.data) == set(order)
+        if "reason" in order:
+            assert isinstance(r.data["reason"], str) and len(r.data["reason"]) <= 120
+    assert yes.probabilities["yes"] > no.probabilities["yes"]
+    assert yes.data["answer"] == "yes" and no.data["answer"] == "no"
+    if order == ("answer",):  # nothing generated: the prompt is evaluated, the answer scored
+        assert yes.usage is not None and yes.usage.completion_tokens == 0

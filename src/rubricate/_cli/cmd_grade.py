@@ -20,6 +20,7 @@ from .._errors import ConfigError, RunError
 from .._model import Rubric
 from .._reports import EvaluationReport
 from ._grade_io import Item, Progress, estimate_cost, read_items, summary
+from ._trust_args import add_trust_args, trust_options
 
 __all__ = ["register", "run"]
 
@@ -61,6 +62,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="count calls, tokens and cost; call nothing"
     )
+    add_trust_args(p)
     p.set_defaults(func=run)
 
 
@@ -110,6 +112,7 @@ def _grader(args: argparse.Namespace) -> Any:
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
     options: dict[str, Any] = {"concurrency": args.concurrency}
+    options.update(trust_options(args, args.grader))
     max_examples = getattr(args, "max_examples", None)  # `evaluate` shares this helper
     if max_examples is not None and cls is not RubricAsJudgeGrader:
         options["max_examples"] = max_examples

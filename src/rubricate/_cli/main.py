@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "schema",
     "score",
     "evaluate",
+    "calibrate",
     "metrics",
     "lint",
     "registry",

@@ -59,7 +59,9 @@ class CriterionGrader(Grader):
             ``reason-first``.
         calibration: a :class:`Calibration` (or the path of a calibration file) fitted
             by ``rubricate calibrate``: answers of the judge it was fitted for are
-            re-decided from their token probabilities (see ``_calibrated``).
+            re-decided from their token probabilities (see ``_calibrated``). By default
+            (``"default"``) a judge that ships its own calibration (the bundled local
+            model) uses it in the layout it was fitted for; ``None`` turns that off.
         evidence: which MET verdicts must be backed by a quote from the submission:
             ``penalties`` (the default), ``all`` or ``off`` (see ``_evidence``).
         evidence_policy: what a MET without evidence becomes: ``downgrade`` (UNMET,
@@ -68,6 +70,9 @@ class CriterionGrader(Grader):
             criteria whose first answer's confidence is below ``below_confidence``
             (see ``_cascade``).
         below_confidence: the confidence under which an answer is escalated (0.7).
+        offer_cannot_assess: let the judge answer ``cannot_assess`` on binary criteria
+            (off by default: small judges answer it for off-topic submissions, which the
+            ``skip`` strategy then leaves out, raising their score).
         functions: a :class:`FunctionRegistry` or ``{ref: function}`` dict for criteria
             scored by ``function`` or ``json_schema`` (used as given, not copied).
     """
@@ -88,14 +93,16 @@ class CriterionGrader(Grader):
         functions: FunctionRegistry | Mapping[str, Callable[..., Any]] | None = None,
         max_examples: int | None = None,
         verdict_method: str = "auto",
-        calibration: Calibration | str | os.PathLike[str] | None = None,
+        calibration: Calibration | str | os.PathLike[str] | None = "default",
         evidence: str = "penalties",
         evidence_policy: str = "downgrade",
         escalate_to: Any = None,
         below_confidence: float = 0.7,
+        offer_cannot_assess: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(judge, **options)
+        self.offer_cannot_assess = offer_cannot_assess
         if not 0.0 <= below_confidence <= 1.0:
             raise ConfigError(f"below_confidence {below_confidence!r} must be between 0 and 1")
         self.escalate_to = escalate_to
@@ -110,12 +117,16 @@ class CriterionGrader(Grader):
             )
         self.evidence = evidence
         self.evidence_policy = evidence_policy
+        self._use_default_calibration = calibration == "default"
+        if calibration == "default":
+            calibration = None
         if calibration is not None:
             from .._calibration import Calibration  # numpy: loaded only when calibrating
 
             if not isinstance(calibration, Calibration):
                 calibration = Calibration.load(calibration)
         self.calibration = calibration
+        self._defaults: dict[str, Any] = {}
         if verdict_method != "auto" and verdict_method not in VERDICT_METHODS:
             raise ConfigError(
                 f"verdict_method {verdict_method!r} is not one of: auto, "
@@ -201,14 +212,15 @@ class CriterionGrader(Grader):
             example_labels=labels,
             max_examples=self.max_examples,
             method=method,
+            offer_cannot_assess=self.offer_cannot_assess,
         )
         return JudgeRequest(
             system=self.criterion_system_prompt(),
             user=prefix.text + suffix,
-            schema=criterion_schema(criterion, method),
+            schema=criterion_schema(criterion, method, self.offer_cannot_assess),
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
-            decision=criterion_decision(criterion),
+            decision=criterion_decision(criterion, self.offer_cannot_assess),
             tags={"criterion": index, "key": criterion.key, "item": ctx.item_id},
         )
 
@@ -233,6 +245,12 @@ class CriterionGrader(Grader):
             from ._calibrated import calibrate_outcome
 
             calibrate_outcome(self.calibration, criterion, out)
+        elif self.calibration is None and self._use_default_calibration:
+            default = self.default_calibration(member)
+            if default is not None:
+                from ._calibrated import calibrate_outcome
+
+                calibrate_outcome(default, criterion, out)
         if needs_evidence(criterion, out.verdict, self.evidence):
             system = self.criterion_system_prompt()
             await check_evidence(
@@ -249,6 +267,21 @@ class CriterionGrader(Grader):
             name = str(getattr(judge, "name", None) or "escalation")
             self._strong = Member(id=name, weight=1.0, judge=judge)
         return self._strong
+
+    def default_calibration(self, member: Member) -> Calibration | None:
+        """The calibration ``member``'s judge ships for the layout asked, if any."""
+        if member.id not in self._defaults:
+            path = getattr(member.judge, "default_calibration", None)
+            found = None
+            if path is not None:
+                from .._calibration import Calibration
+
+                cal = Calibration.load(path)
+                if cal.verdict_method == self.method_of(member):
+                    found = cal
+            self._defaults[member.id] = found
+        got: Calibration | None = self._defaults[member.id]
+        return got
 
     def _calibrates(self, member: Member) -> bool:
         """Whether this grader's calibration was fitted for ``member``'s judge.

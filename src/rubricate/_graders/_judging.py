@@ -117,7 +117,7 @@ def shuffle_order(
     return scored + tail
 
 
-_VERDICT_KEYS = ("verdict", "criterion_status", "status")
+_VERDICT_KEYS = ("answer", "verdict", "criterion_status", "status")
 _OPTION_KEYS = ("option", "selected_option", "choice")
 _REASON_KEYS = ("reason", "explanation")
 
@@ -147,11 +147,12 @@ def read_criterion_reply(
     if not criterion.is_multi_choice:
         raw = _first(data, _VERDICT_KEYS)
         text = str(raw).strip().upper().replace(" ", "_").replace("-", "_") if raw else ""
-        if criterion.weight < 0:  # asked as PRESENT / ABSENT (see _prompts)
+        text = _ANSWERS.get(text, text)
+        if criterion.weight < 0:  # older prompts asked penalties as PRESENT / ABSENT
             text = {"PRESENT": "MET", "ABSENT": "UNMET"}.get(text, text)
-            valid = "PRESENT, ABSENT (or MET, UNMET) or CANNOT_ASSESS"
+            valid = "yes, no (or MET, UNMET, PRESENT, ABSENT) or cannot_assess"
         else:
-            valid = "MET, UNMET or CANNOT_ASSESS"
+            valid = "yes, no (or MET, UNMET) or cannot_assess"
         if text not in ("MET", "UNMET", "CANNOT_ASSESS"):
             raise _parse_error(f"verdict {raw!r} is not {valid}", data)
         return CriterionVerdict(text), None, reason
@@ -179,7 +180,14 @@ def read_criterion_reply(
     return None, shown[number - 1], reason
 
 
-_BINARY_KEYS = {"PRESENT": "MET", "ABSENT": "UNMET"}
+_ANSWERS = {"YES": "MET", "NO": "UNMET"}
+_BINARY_KEYS = {
+    "yes": "MET",
+    "no": "UNMET",
+    "cannot_assess": "CANNOT_ASSESS",
+    "PRESENT": "MET",
+    "ABSENT": "UNMET",
+}
 
 
 def read_probabilities(

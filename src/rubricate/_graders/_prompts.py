@@ -33,8 +33,11 @@ from ._inputs import Submission
 __all__ = [
     "ABSENT",
     "PRESENT",
+    "NO",
     "REASON_MAX_CHARS",
+    "UNSURE",
     "VERDICT_METHODS",
+    "YES",
     "SYSTEM_CRITERION",
     "SYSTEM_HOLISTIC",
     "SYSTEM_ONESHOT",
@@ -64,26 +67,26 @@ _JUDGE_RULE = (
     "about facts, numbers and negation."
 )
 _SCOPE_RULE = (
-    "Decide only what the criterion asks. Do not grade anything else: whether the rest of the "
-    "submission is right, complete, well written or on topic does not matter unless the "
-    "criterion is about it. An idea counts however it is worded: paraphrase, informal or "
-    "misspelled words, an equation or a partial sentence that states it all count."
+    "Judge only the statement or question you are given: whether the rest of the submission "
+    "is right, complete or well written does not matter unless the statement is about it. An "
+    "idea counts however it is worded: paraphrase, informal or misspelled words, or an "
+    "equation that states it."
 )
 
 SYSTEM_CRITERION = (
-    "You are a careful grader. You check a submission against one criterion.\n"
+    "You are a careful grader. You check one statement about a submission.\n"
     f"{_DATA_RULE}\n{_SCOPE_RULE}\nReply with one JSON object only."
 )
 SYSTEM_ONESHOT = (
-    "You are a careful grader. You check a submission against each numbered criterion, one "
-    f"at a time and independently.\n{_DATA_RULE}\n{_JUDGE_RULE}\n"
-    "Reply with one JSON object only, keyed by criterion number."
+    "You are a careful grader. You check each numbered statement or question about a "
+    f"submission, one at a time and independently.\n{_DATA_RULE}\n{_SCOPE_RULE}\n"
+    "Reply with one JSON object only, keyed by number."
 )
 SYSTEM_HOLISTIC = (
-    f"You score a submission from 0 to 100 against a weighted rubric.\n{_DATA_RULE}\n"
-    "Met criteria with positive weight earn their weight; criteria with negative weight are "
-    "errors that cost their weight when present. 100 means every positive criterion is met "
-    "and no error is present.\nReply with one JSON object only."
+    "You score a submission from 0 to 100 points against a rubric.\n"
+    f"{_DATA_RULE}\nThe rubric says how many of the 100 points each criterion is worth. "
+    "The score is a number from 0 to 100: 100 when every criterion is met and no fault is "
+    "there, 0 when none is met.\nReply with one JSON object only."
 )
 
 
@@ -162,8 +165,14 @@ REASON_MAX_CHARS = 300
 """Every reason is bounded, in the schema (``maxLength``) and in the prompt's words."""
 _REASON_HINT = "<one short sentence, at most 25 words: what in the submission decides it>"
 _REASON = f'"reason": "{_REASON_HINT}"'
+YES, NO, UNSURE = "yes", "no", "cannot_assess"
+"""The answers to a binary criterion: MET, UNMET and (when offered) CANNOT_ASSESS.
+
+Asked as "is this statement true of the submission?", a penalty's ``yes`` means
+its fault is present (MET), as the seeds define MET on a negative weight.
+"""
 PRESENT, ABSENT = "PRESENT", "ABSENT"
-"""The answers to an error criterion; PRESENT is MET, ABSENT is UNMET."""
+"""Older answers to an error criterion, still understood: PRESENT is MET, ABSENT UNMET."""
 
 VerdictMethod = Literal["reason-first", "verdict-first", "verdict-only"]
 VERDICT_METHODS: tuple[VerdictMethod, ...] = ("reason-first", "verdict-first", "verdict-only")
@@ -194,6 +203,9 @@ def _option_line(criterion: Criterion, index: int) -> str:
     return text
 
 
+_AS_ANSWER = {"MET": YES, "UNMET": NO, "CANNOT_ASSESS": UNSURE}
+
+
 def _examples_line(labels: Sequence[str | None], criterion: Criterion, shown: list[int]) -> str:
     pairs = []
     for k, label in enumerate(labels, 1):
@@ -201,6 +213,8 @@ def _examples_line(labels: Sequence[str | None], criterion: Criterion, shown: li
             continue
         if criterion.is_multi_choice and label != "CANNOT_ASSESS":
             label = str(shown.index(criterion.find_option_by_label(label)) + 1)
+        elif not criterion.is_multi_choice:
+            label = _AS_ANSWER.get(label, label)
         pairs.append(f"example-{k}: {label}")
     return ("Graded examples: " + ", ".join(pairs) + "\n") if pairs else ""
 
@@ -252,11 +266,15 @@ def criterion_prompt(
     example_labels: Sequence[str | None] = (),
     max_examples: int | None = None,
     method: VerdictMethod = "reason-first",
+    offer_cannot_assess: bool = False,
 ) -> str:
     """Write the criterion part of a per-criterion prompt (placed after the prefix).
 
     ``max_examples`` caps the criterion's calibration examples shown (None: all);
-    ``method`` lays out the reply (see :data:`VERDICT_METHODS`).
+    ``method`` lays out the reply (see :data:`VERDICT_METHODS`). A binary criterion,
+    penalties included, is asked as a statement about the submission to answer
+    ``yes`` (MET: for a penalty, the fault is there) or ``no``; with
+    ``offer_cannot_assess`` the judge may also answer ``cannot_assess``.
     """
     req = " ".join(criterion.requirement.split())
     if criterion.is_multi_choice:
@@ -269,43 +287,31 @@ def criterion_prompt(
             + "Pick the option that fits the submission best. "
             + _reply_line("option", "<number>", method)
         )
-    if criterion.weight < 0:
-        head = (
-            f"Fault to look for: {req}\nDoes the submission itself commit this fault? "
-            f"{PRESENT} only if its own words commit it. {ABSENT} if they do not, or only mention "
-            f"or warn against it; an answer without this fault is {ABSENT}, even if it is wrong "
-            "in other ways."
-        )
-        answers = f'"{PRESENT}" | "{ABSENT}"'
-    else:
-        head = (
-            f"Criterion: {req}\nDoes the submission meet this criterion? MET if it does, in any "
-            "wording; UNMET if it does not, or if it is off topic or empty."
-        )
-        answers = '"MET" | "UNMET"'
+    answers = f'"{YES}" | "{NO}"' + (f' | "{UNSURE}"' if offer_cannot_assess else "")
+    unsure = (
+        f" {UNSURE} only if the submission gives no way to tell." if offer_cannot_assess else ""
+    )
     return (
-        f"{head} CANNOT_ASSESS only if the criterion cannot be checked from the submission "
-        "at all.\n"
+        f"Statement about the submission: {req}\nIs this statement true of the submission? "
+        f"Answer {YES} if the submission does this, in any wording; {NO} if it does not.{unsure}\n"
         + _calibration(criterion, max_examples)
         + _examples_line(example_labels, criterion, [])
-        + _reply_line("verdict", f'{answers} | "CANNOT_ASSESS"', method)
+        + _reply_line("answer", answers, method)
     )
 
 
-def criterion_decision(criterion: Criterion) -> Decision:
+def criterion_decision(criterion: Criterion, offer_cannot_assess: bool = False) -> Decision:
     """The reply field that decides ``criterion`` and its values, for token probabilities."""
     if criterion.is_multi_choice:
         return Decision("option", tuple(range(1, len(criterion.options or []) + 1)))
-    if criterion.weight < 0:
-        return Decision("verdict", (PRESENT, ABSENT, "CANNOT_ASSESS"))
-    return Decision("verdict", ("MET", "UNMET", "CANNOT_ASSESS"))
+    return Decision("answer", (YES, NO, UNSURE) if offer_cannot_assess else (YES, NO))
 
 
 _REASON_SCHEMA = {"type": "string", "maxLength": REASON_MAX_CHARS}
 
 
 def criterion_schema(
-    criterion: Criterion, method: VerdictMethod = "reason-first"
+    criterion: Criterion, method: VerdictMethod = "reason-first", offer_cannot_assess: bool = False
 ) -> dict[str, Any]:
     """JSON Schema of the reply about one criterion, its keys in ``method``'s order.
 
@@ -315,7 +321,7 @@ def criterion_schema(
     """
     if criterion.is_multi_choice:
         return _schema_of("option", len(criterion.options or []), method)
-    return _schema_of("error" if criterion.weight < 0 else "verdict", 0, method)
+    return _schema_of("unsure" if offer_cannot_assess else "binary", 0, method)
 
 
 @functools.lru_cache(maxsize=64)
@@ -324,12 +330,10 @@ def _schema_of(kind: str, options: int, method: VerdictMethod = "reason-first") 
     if kind == "option":
         answer = {"type": "integer", "minimum": 1, "maximum": options}
         key = "option"
-    elif kind == "error":
-        answer = {"type": "string", "enum": [PRESENT, ABSENT, "CANNOT_ASSESS"]}
-        key = "verdict"
     else:
-        answer = {"type": "string", "enum": ["MET", "UNMET", "CANNOT_ASSESS"]}
-        key = "verdict"
+        values = [YES, NO, UNSURE] if kind == "unsure" else [YES, NO]
+        answer = {"type": "string", "enum": values}
+        key = "answer"
     fields = {"reason": _REASON_SCHEMA, key: answer}
     order = {
         "reason-first": ["reason", key],
@@ -355,12 +359,7 @@ def _oneshot_line(
     if criterion.is_multi_choice:
         opts = "; ".join(f"{k}) {_option_line(criterion, i)}" for k, i in enumerate(shown, 1))
         return f"{n}. Question: {req} Options: {opts}. Answer with an option number.{tail}"
-    if criterion.weight < 0:
-        return (
-            f"{n}. Error: {req} Answer {PRESENT} if the submission makes it, {ABSENT} if not "
-            f"(warning against it is {ABSENT}).{tail}"
-        )
-    return f"{n}. Criterion: {req}{tail}"
+    return f"{n}. Statement: {req}{tail}"
 
 
 def oneshot_prompt(
@@ -376,10 +375,10 @@ def oneshot_prompt(
         for n, c, order in criteria
     )
     return (
-        f"Criteria:\n{lines}\n"
-        'For each number reply {"reason": "<one short sentence>", "verdict": "MET" | "UNMET" | '
-        '"CANNOT_ASSESS"} (an error: "PRESENT" | "ABSENT" | "CANNOT_ASSESS"), or '
-        '{"reason": ..., "option": <number>} for a question. Reply {"1": {...}, "2": {...}, ...}'
+        f"Statements and questions about the submission:\n{lines}\n"
+        'For each statement reply {"reason": "<one short sentence>", "answer": "yes" | "no"}: '
+        "yes if the statement is true of the submission, in any wording. For each question reply "
+        '{"reason": ..., "option": <number>}. Reply {"1": {...}, "2": {...}, ...}'
     )
 
 
@@ -397,24 +396,45 @@ def oneshot_schema(
 
 
 # -- one holistic score -------------------------------------------------------------
-def _holistic_line(criterion: Criterion) -> str:
+def _points(weight: float, total: float) -> str:
+    return f"{min(100.0, 100.0 * abs(weight) / total):.0f}" if total > 0 else "0"
+
+
+def _holistic_line(criterion: Criterion, total: float) -> str:
     req = " ".join(criterion.requirement.split())
-    w = f"{criterion.weight:g}"
+    pts = _points(criterion.weight, total)
+    if criterion.weight < 0:
+        return f"- minus {pts} points if the submission does this (a fault): {req}"
     if criterion.is_multi_choice:
-        opts = ", ".join(f"{o.label} ({o.value:g})" for o in criterion.options or [] if not o.na)
-        return f"- {w}: {req} [credit by option: {opts}]"
+        opts = ", ".join(
+            f"{o.label} {100 * o.value:.0f}%" for o in criterion.options or [] if not o.na
+        )
+        return f"- {pts} points: {req} (share of the points by answer: {opts})"
     if criterion.subcriteria:
         kids = "; ".join(" ".join(k.requirement.split()) for k in criterion.subcriteria)
-        return f"- {w}: {req} (parts: {kids})"
-    return f"- {w} (error): {req}" if criterion.weight < 0 else f"- {w}: {req}"
+        return f"- {pts} points: {req} (parts: {kids})"
+    return f"- {pts} points: {req}"
 
 
 def holistic_prompt(rubric: Rubric) -> str:
-    """Write the rubric part of a holistic prompt."""
-    lines = "\n".join(_holistic_line(c) for c in rubric.criteria)
+    """Write the rubric part of a holistic prompt: each criterion's share of 100 points.
+
+    Weights are shown as points out of 100 (a positive weight's share of the total
+    positive weight; a penalty's weight on the same base), so a small judge cannot
+    mistake the weights' own scale for the score's. A rubric of penalties only starts
+    from 100 and shares the 100 points among its penalties.
+    """
+    positive = sum(c.weight for c in rubric.criteria if c.weight > 0)
+    total = positive if positive > 0 else sum(abs(c.weight) for c in rubric.criteria)
+    lines = "\n".join(_holistic_line(c, total) for c in rubric.criteria)
+    how = (
+        "Add the points of the criteria the submission meets and subtract the faults it has."
+        if positive > 0
+        else "Start from 100 and subtract the faults the submission has."
+    )
     return (
-        f"Rubric (weight: criterion):\n{lines}\n"
-        'Reply {"reason": "<one or two sentences>", "score": <0-100>}'
+        f"Rubric (out of 100 points):\n{lines}\n{how} The score is that total, from 0 to 100.\n"
+        'Reply {"reason": "<one or two sentences, at most 40 words>", "score": <0 to 100>}'
     )
 
 

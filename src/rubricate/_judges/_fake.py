@@ -12,7 +12,7 @@ from ._base import JudgeRequest, JudgeResponse
 
 __all__ = ["FakeJudge", "fake_reply_for_schema"]
 
-Reply = Mapping[str, Any] | str | BaseException | Callable[[JudgeRequest], Any]
+Reply = Mapping[str, Any] | str | BaseException | JudgeResponse | Callable[[JudgeRequest], Any]
 
 
 def fake_reply_for_schema(schema: Mapping[str, Any]) -> Any:
@@ -46,8 +46,9 @@ class FakeJudge:
     """Replays scripted replies in order, then a default.
 
     A reply may be a dict (the parsed object), a string (raw text, parsed like a
-    real reply), an exception (raised: use :class:`JudgeError`), or a callable
-    ``(request) -> reply``. With no script, every reply is
+    real reply), a :class:`JudgeResponse` (returned as it is: to script token
+    probabilities, say), an exception (raised: use :class:`JudgeError`), or a
+    callable ``(request) -> reply``. With no script, every reply is
     :func:`fake_reply_for_schema` of the request's schema. ``requests`` records
     what was asked.
     """
@@ -81,6 +82,8 @@ class FakeJudge:
             reply = reply(request)
         if isinstance(reply, BaseException):
             raise reply
+        if isinstance(reply, JudgeResponse):
+            return reply
         if isinstance(reply, str):
             from ._parse import parse_json_reply
 

@@ -243,6 +243,27 @@ class LocalJudge:
         return self.spec
 
     @property
+    def preferred_verdict_method(self) -> str:
+        """``verdict-only``: the layout this model agrees with people best in, and fastest.
+
+        Measured in ``benchmarks/judge_agreement.py`` (README, "Verdicts you can trust").
+        """
+        return "verdict-only"
+
+    @property
+    def default_calibration(self) -> Path | None:
+        """The calibration fitted for the bundled model on rubricate's own labelled data.
+
+        None for another GGUF (``local/<path>``): calibrate it with ``rubricate calibrate``.
+        """
+        if self.path is not None:
+            return None
+        from importlib import resources
+
+        resource = resources.files("rubricate").joinpath("data", "local_calibration.json")
+        return Path(str(resource)) if resource.is_file() else None
+
+    @property
     def provider(self) -> Provider:
         """Limits key and cache identity (the model file); no price row: it is free."""
         return self._provider

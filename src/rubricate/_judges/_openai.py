@@ -30,6 +30,7 @@ from .._errors import ConfigError, JudgeError
 from .._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._http import Endpoint, HTTPReply, merge_headers, status_error
+from ._logprobs import decision_probabilities
 from ._parse import parse_json_reply
 from ._reliable import Provider
 
@@ -38,7 +39,10 @@ __all__ = ["OFFICIAL_URL", "OpenAIJudge"]
 OFFICIAL_URL = "https://api.openai.com/v1"
 _NO_KEY = "no-key-needed"
 _JSON_OBJECT_ONLY: set[str] = set()  # base URLs that rejected json_schema
+_NO_LOGPROBS: set[tuple[str, str]] = set()  # (base URL, model) that rejected logprobs
 _JSON_OBJECT_LOCK = threading.Lock()
+TOP_LOGPROBS = 20
+"""Alternatives asked per token when a request names a decision (the API's maximum)."""
 _THINK = re.compile(r"^\s*<think>(.*?)</think>\s*", re.DOTALL)
 
 
@@ -55,6 +59,10 @@ def _strict_ok(schema: Any) -> bool:
     if isinstance(schema, list):
         return all(_strict_ok(v) for v in schema)
     return True
+
+
+def _rejects_logprobs(reply: HTTPReply, error: JudgeError) -> bool:
+    return reply.status in (400, 422) and "logprobs" in str(error).lower()
 
 
 def _rejects_json_schema(reply: HTTPReply, error: JudgeError) -> bool:
@@ -110,7 +118,9 @@ class OpenAIJudge:
         """Limits key, cache identity and price row of this endpoint."""
         return Provider.for_endpoint("openai", self.model, self.base_url, OFFICIAL_URL)
 
-    def _params(self, request: JudgeRequest, json_schema: bool) -> dict[str, Any]:
+    def _params(
+        self, request: JudgeRequest, json_schema: bool, logprobs: bool = False
+    ) -> dict[str, Any]:
         """The request body: what ``chat.completions.create`` would send."""
         cfg = self.config
         fmt: dict[str, Any]
@@ -142,6 +152,9 @@ class OpenAIJudge:
             # api.openai.com's reasoning models refuse max_tokens; other servers know only it
             field = "max_completion_tokens" if self.base_url is None else "max_tokens"
             params[field] = max_tokens
+        if logprobs:  # the decision's probabilities are read from these
+            params["logprobs"] = True
+            params["top_logprobs"] = TOP_LOGPROBS
         extra = dict(cfg.extra_params)  # as the SDK's extra_body: merged over the rest
         if cfg.reasoning:
             rest = dict(cfg.reasoning)
@@ -171,8 +184,10 @@ class OpenAIJudge:
         start = time.perf_counter()
         url_key = self.base_url or OFFICIAL_URL
         json_schema = url_key not in _JSON_OBJECT_ONLY
+        logprobs = request.decision is not None and (url_key, self.model) not in _NO_LOGPROBS
         while True:
-            body = json.dumps(self._params(request, json_schema), default=_plain).encode()
+            params = self._params(request, json_schema, logprobs)
+            body = json.dumps(params, default=_plain).encode()
             reply = await self._endpoint.post(body, timeout_s=self.config.timeout_s)
             if 200 <= reply.status < 300:
                 break
@@ -182,10 +197,17 @@ class OpenAIJudge:
                     _JSON_OBJECT_ONLY.add(url_key)
                 json_schema = False
                 continue
+            if logprobs and _rejects_logprobs(reply, error):  # o-series models, say
+                with _JSON_OBJECT_LOCK:
+                    _NO_LOGPROBS.add((url_key, self.model))
+                logprobs = False
+                continue
             raise error
-        return self._read(reply.json(), time.perf_counter() - start)
+        return self._read(reply.json(), time.perf_counter() - start, request)
 
-    def _read(self, completion: Any, latency: float) -> JudgeResponse:
+    def _read(
+        self, completion: Any, latency: float, request: JudgeRequest | None = None
+    ) -> JudgeResponse:
         choices = completion.get("choices") if isinstance(completion, dict) else None
         if not choices or not isinstance(choices, list):
             raise JudgeError("the server returned no choices", category="server")
@@ -215,6 +237,9 @@ class OpenAIJudge:
                 why += " (cut off by max_tokens)"
             raise JudgeError(why, category="parse", raw_text=text) from None
         model = completion.get("model")
+        probabilities = None
+        if request is not None and request.decision is not None:
+            probabilities = decision_probabilities(choice.get("logprobs"), text, request.decision)
         return JudgeResponse(
             data=data,
             raw_text=text,
@@ -222,6 +247,7 @@ class OpenAIJudge:
             latency_s=latency,
             reasoning=reasoning if isinstance(reasoning, str) else _as_text(reasoning),
             model=model if isinstance(model, str) and model else self.model,
+            probabilities=probabilities,
         )
 
 

@@ -102,6 +102,11 @@ class ReliableJudge:
         return getattr(self.inner, "preferred_verdict_method", None)
 
     @property
+    def default_calibration(self) -> Any:
+        """The wrapped backend's own calibration file, if it ships one."""
+        return getattr(self.inner, "default_calibration", None)
+
+    @property
     def limits(self) -> ProviderLimits | None:
         """The provider's shared limits (None when this judge is not limited)."""
         if not self._limited:

@@ -1,0 +1,73 @@
+"""Fit the bundled local judge's default calibration on the dev splits of our labelled data.
+
+Run: ``python benchmarks/fit_local_defaults.py`` (about 1 s per judgment). Grades the
+``dev`` split of every authored dataset in ``benchmarks/data`` with the local judge
+(``verdict-only``, evidence checks off, no calibration), fits the pooled groups only
+(every positive criterion; every penalty: a user's own criteria never match ours),
+and writes ``src/rubricate/data/local_calibration.json``. ``judge_agreement.py``
+reports every figure on the ``test`` splits, which this never sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("RUBRICATE_CACHE_DIR", str(HERE / ".cache"))
+
+from _agreement_data import load_cases  # noqa: E402
+
+from rubricate._calibration import Calibration, Sample, fit_groups  # noqa: E402
+from rubricate._graders import CriterionGrader  # noqa: E402
+from rubricate._metrics._compute import leaf_reports  # noqa: E402
+
+DATASETS = ("pilot_physics", "authored_mixed")
+OUT = HERE.parent / "src" / "rubricate" / "data" / "local_calibration.json"
+
+
+async def main() -> None:
+    grader = CriterionGrader(
+        "local", verdict_method="verdict-only", evidence="off", calibration=None
+    )
+    samples: list[Sample] = []
+    ids: list[str] = []
+    for name in DATASETS:
+        cases = [c for c in load_cases(name) if c.split == "dev" and not c.multi_choice]
+        by_item: dict[str, list] = {}
+        for c in cases:
+            by_item.setdefault(c.item_key, []).append(c)
+        for k, group in enumerate(by_item.values(), 1):
+            first = group[0]
+            report = await grader.grade(
+                first.rubric, first.submission, query=first.query, item_id=first.item_key
+            )
+            leaves = list(leaf_reports(report.report or []))
+            for c in group:
+                cr = leaves[c.leaf]
+                if cr.probabilities:
+                    samples.append(Sample(cr.criterion, dict(cr.probabilities), c.gold))
+            ids.append(f"{name}:{first.item_key}")
+            print(f"{name}: {k}/{len(by_item)}", file=sys.stderr, flush=True)
+    groups = [g for g in fit_groups(samples) if g.id.startswith("pooled:")]
+    cal = Calibration(
+        judge="local",
+        verdict_method="verdict-only",
+        dataset="rubricate benchmarks/data, dev splits: " + ", ".join(DATASETS),
+        train_ids=ids,
+        groups=groups,
+    )
+    cal.save(OUT)
+    for g in groups:
+        print(
+            f"{g.id}: n={g.n} {g.counts} scale={g.scale:.3f} bias={[round(b, 3) for b in g.bias]}"
+            f" train acc {g.train_accuracy_raw:.3f} -> {g.train_accuracy_calibrated:.3f}"
+        )
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,94 @@
+"""Command-line options shared by ``grade``, ``evaluate`` and ``calibrate`` for trusted verdicts.
+
+``--verdict-method``, ``--calibration``, ``--evidence`` / ``--evidence-policy`` and
+the cascade's ``--escalate-to`` / ``--below-confidence`` map onto the per-criterion
+grader's arguments of the same names.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .._errors import ConfigError
+from .._graders._evidence import EVIDENCE_POLICIES
+from .._graders._prompts import VERDICT_METHODS
+
+__all__ = ["add_trust_args", "trust_options"]
+
+
+def add_trust_args(p: argparse.ArgumentParser, *, calibration: bool = True) -> None:
+    """Add the options to ``p``."""
+    g = p.add_argument_group("trusted verdicts (per-criterion grader)")
+    g.add_argument(
+        "--verdict-method",
+        choices=["auto", *VERDICT_METHODS],
+        default="auto",
+        help="reply layout: reason-first, verdict-first or verdict-only (default auto: "
+        "the judge's own preference; see README 'Verdicts you can trust')",
+    )
+    if calibration:
+        g.add_argument(
+            "--calibration",
+            metavar="FILE",
+            help="a calibration file written by `rubricate calibrate` for this judge",
+        )
+    g.add_argument(
+        "--evidence",
+        choices=["penalties", "all", "off"],
+        default="penalties",
+        help="which MET verdicts need a quote from the submission (default penalties)",
+    )
+    g.add_argument(
+        "--evidence-policy",
+        choices=list(EVIDENCE_POLICIES),
+        default="downgrade",
+        help="what a MET whose quote is not in the submission becomes (default downgrade: UNMET)",
+    )
+    g.add_argument(
+        "--escalate-to",
+        metavar="SPEC",
+        help="a stronger judge that re-answers the criteria the first judge was unsure of",
+    )
+    g.add_argument(
+        "--below-confidence",
+        type=float,
+        default=0.7,
+        metavar="P",
+        help="escalate answers whose confidence is below P (default 0.7)",
+    )
+
+
+def trust_options(args: argparse.Namespace, grader: str) -> dict[str, Any]:
+    """The grader arguments the options ask for (per-criterion and one-shot graders only).
+
+    Raises:
+        ConfigError: an option that the chosen ``--grader`` cannot honour.
+    """
+    asked = {
+        "--verdict-method": args.verdict_method != "auto",
+        "--calibration": bool(getattr(args, "calibration", None)),
+        "--escalate-to": bool(args.escalate_to),
+    }
+    if grader != "per-criterion":
+        used = [flag for flag, on in asked.items() if on]
+        if used:
+            raise ConfigError(
+                f"{', '.join(used)} work with --grader per-criterion only (not {grader})"
+            )
+        if grader == "one-shot":  # criteria it re-asks one by one are evidence-checked too
+            return {"evidence": args.evidence, "evidence_policy": args.evidence_policy}
+        return {}
+    if not 0.0 <= args.below_confidence <= 1.0:
+        raise ConfigError(f"--below-confidence {args.below_confidence!r} must be between 0 and 1")
+    options: dict[str, Any] = {
+        "verdict_method": args.verdict_method,
+        "evidence": args.evidence,
+        "evidence_policy": args.evidence_policy,
+    }
+    if getattr(args, "calibration", None):
+        options["calibration"] = args.calibration
+    if args.escalate_to:
+        options["escalate_to"] = args.escalate_to
+        options["below_confidence"] = args.below_confidence
+    return options

@@ -1,0 +1,129 @@
+"""``rubricate calibrate``: fit a judge's verdict probabilities to human labels.
+
+Grades the training items of a labelled dataset with the judge (``--train N``
+items, stratified, or the ids in ``--train-ids FILE``), fits a calibration from
+their labels only, and writes it (``-o``, to a temporary file renamed on
+success). ``grade`` and ``evaluate`` apply it with ``--calibration FILE``;
+``rubricate metrics`` leaves the training items out when it compares.
+
+Exit codes: 0 written; 1 a usage or input error (too few labels, unknown ids,
+a judge without token probabilities); 2 bad command-line usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
+from ._trust_args import add_trust_args, trust_options
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``calibrate`` command."""
+    p = subparsers.add_parser(
+        "calibrate",
+        help="fit a judge's verdict probabilities to a dataset's human labels",
+        description="Grade the training items of a labelled dataset with --judge and fit, from "
+        "their labels only, how the judge's token probabilities map to verdicts. Write the "
+        "calibration for `grade --calibration` and `evaluate --calibration`.",
+    )
+    p.add_argument("dataset", help=f"labelled dataset file or {EXAMPLE_PREFIX}NAME")
+    p.add_argument("--judge", default="local", help="judge spec (default: local)")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
+    train = p.add_mutually_exclusive_group(required=True)
+    train.add_argument("--train", type=int, metavar="N", help="fit on N items, stratified")
+    train.add_argument(
+        "--train-ids", metavar="FILE", help="fit on these items: one id per line, or a JSON list"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the --train split (default 0)")
+    p.add_argument("-o", "--output", required=True, help="where to write the calibration JSON")
+    p.add_argument("--run-dir", help="keep the training judgments here (resumable)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    p.add_argument(
+        "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
+    )
+    add_trust_args(p, calibration=False)
+    p.set_defaults(func=run)
+
+
+def _read_ids(path: str) -> list[str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"--train-ids: cannot read {path!r}: {e.strerror}") from None
+    stripped = text.strip()
+    if stripped.startswith("["):
+        try:
+            data = json.loads(stripped)
+        except ValueError as e:
+            raise ConfigError(f"--train-ids: {path} is not a JSON list of ids ({e})") from None
+        if not isinstance(data, list) or not all(isinstance(x, str | int) for x in data):
+            raise ConfigError(f"--train-ids: {path} must hold a list of ids (strings)")
+        return [str(x) for x in data]
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rubricate calibrate``."""
+    from .._calibration import calibrate
+    from .._graders import CriterionGrader
+
+    if args.resume and not args.run_dir:
+        raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
+    if args.concurrency < 1:
+        raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    out = Path(args.output)
+    if not out.parent.is_dir():
+        raise ConfigError(f"-o {args.output}: the directory {str(out.parent)!r} does not exist")
+    dataset = load_dataset_arg(args.dataset)
+    train_ids = _read_ids(args.train_ids) if args.train_ids else None
+    options = trust_options(args, "per-criterion")
+    options.pop("escalate_to", None)  # a cascade is applied at grading time, not fitted
+    options.pop("below_confidence", None)
+    if args.base_url:
+        options["judge_options"] = {"base_url": args.base_url}
+    grader = CriterionGrader(args.judge, concurrency=args.concurrency, **options)
+    member = grader.members()[0]
+    judge_name = str(getattr(member.judge, "name", args.judge))
+    source = args.dataset if args.dataset.startswith(EXAMPLE_PREFIX) else str(Path(args.dataset))
+    calibration = asyncio.run(
+        calibrate(
+            dataset,
+            grader,
+            judge=judge_name,
+            verdict_method=grader.method_of(member),
+            n_train=args.train,
+            train_ids=train_ids,
+            seed=args.seed,
+            run_dir=args.run_dir,
+            resume=args.resume,
+            concurrency=args.concurrency,
+            dataset_source=source,
+        )
+    )
+    calibration.save(out)
+    print(
+        f"calibrated {judge_name} ({calibration.verdict_method}) on "
+        f"{len(calibration.train_ids)} items: {len(calibration.groups)} group(s)",
+        file=sys.stderr,
+    )
+    for g in calibration.groups:
+        raw = f"{g.train_accuracy_raw:.3f}" if g.train_accuracy_raw is not None else "-"
+        cal = (
+            f"{g.train_accuracy_calibrated:.3f}" if g.train_accuracy_calibrated is not None else "-"
+        )
+        print(
+            f"  {g.id}: {g.n} labels {g.counts}; training accuracy {raw} -> {cal} "
+            "(in-sample; `rubricate metrics` reports held-out items)",
+            file=sys.stderr,
+        )
+    print(f"wrote {out}", file=sys.stderr)
+    return 0

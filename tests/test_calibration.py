@@ -1,0 +1,113 @@
+"""Calibration: the fit recovers a known bias, refuses too few labels, round-trips as a file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rubricate import ConfigError, Criterion, CriterionOption, UsageError
+from rubricate._calibration import Calibration, Sample, fit_groups
+from rubricate._calibration._fit import apply_fit, fit_scale_bias
+from rubricate._calibration._model import criterion_id, group_ids
+
+POS = Criterion(name="c", weight=1, requirement="States that energy is conserved")
+NEG = Criterion(name="f", weight=-1, requirement="Claims that energy is destroyed")
+
+
+def biased_judge(n: int, seed: int, *, scale: float, shift: float) -> tuple[np.ndarray, np.ndarray]:
+    """True log-odds z; the judge reports sigmoid(scale * z + shift) as P(MET)."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0, 2, n)
+    truth = (rng.random(n) < 1 / (1 + np.exp(-z))).astype(int)
+    p_met = 1 / (1 + np.exp(-(scale * z + shift)))
+    return np.stack([p_met, 1 - p_met], axis=1), 1 - truth  # index 0 = MET
+
+
+def test_fit_recovers_scale_and_bias() -> None:
+    probs, truth = biased_judge(4000, 0, scale=0.5, shift=-1.0)
+    fit = fit_scale_bias(["MET", "UNMET"], probs.tolist(), truth.tolist(), l2=0.01)
+    # judge log-odds = 0.5 z - 1, so z = 2 * (judge log-odds) + 2
+    assert fit.scale == pytest.approx(2.0, abs=0.25)
+    assert fit.bias[0] - fit.bias[1] == pytest.approx(2.0, abs=0.3)
+    # a judge's 0.5 means true log-odds 2: about 0.88 MET
+    assert apply_fit(fit, [0.5, 0.5])[0] == pytest.approx(0.88, abs=0.04)
+
+
+def test_calibrating_a_biased_judge_raises_held_out_accuracy() -> None:
+    train_p, train_t = biased_judge(400, 1, scale=0.6, shift=-1.5)
+    test_p, test_t = biased_judge(2000, 2, scale=0.6, shift=-1.5)
+    fit = fit_scale_bias(["MET", "UNMET"], train_p.tolist(), train_t.tolist())
+    raw = np.mean(np.argmax(test_p, axis=1) == test_t)
+    cal = np.mean(
+        [int(np.argmax(apply_fit(fit, p))) == t for p, t in zip(test_p, test_t, strict=True)]
+    )
+    assert cal > raw + 0.05
+
+
+def test_a_well_calibrated_judge_is_left_alone() -> None:
+    probs, truth = biased_judge(3000, 3, scale=1.0, shift=0.0)
+    fit = fit_scale_bias(["MET", "UNMET"], probs.tolist(), truth.tolist())
+    assert fit.scale == pytest.approx(1.0, abs=0.1)
+    assert abs(fit.bias[0] - fit.bias[1]) < 0.15
+
+
+def samples(criterion: Criterion, n_met: int, n_unmet: int, p_met: float = 0.4) -> list[Sample]:
+    probs = {"MET": p_met, "UNMET": 1 - p_met}
+    return [Sample(criterion, probs, "MET")] * n_met + [Sample(criterion, probs, "UNMET")] * n_unmet
+
+
+def test_groups_pool_by_sign_and_need_enough_labels() -> None:
+    groups = fit_groups(samples(POS, 15, 10) + samples(NEG, 3, 40))
+    ids = [g.id for g in groups]
+    assert ids == ["pooled:positive"]  # penalties: only 3 MET, fewer than 5
+    assert groups[0].n == 25 and groups[0].counts == {"MET": 15, "UNMET": 10}
+    many = fit_groups(samples(POS, 30, 30))
+    assert [g.id for g in many] == ["pooled:positive", f"criterion:{criterion_id(POS)}"]
+
+
+def test_too_few_labels_says_how_many_are_needed() -> None:
+    with pytest.raises(UsageError) as e:
+        fit_groups(samples(POS, 4, 6))
+    msg = str(e.value)
+    assert "at least 20 labelled answers" in msg and "at least 5 of two different labels" in msg
+    assert "pooled:positive: 10 labelled (4 MET, 6 UNMET)" in msg and "--train" in msg
+
+
+def test_multi_choice_groups_share_options() -> None:
+    opts = [CriterionOption(label=x) for x in ("1", "2", "3")]
+    a = Criterion(name="a", weight=1, requirement="How clear?", options=opts)
+    b = Criterion(name="b", weight=1, requirement="How polite?", options=opts)
+    assert group_ids(a)[1] == group_ids(b)[1] != group_ids(a)[0]
+    probs = {"1": 0.2, "2": 0.5, "3": 0.3}
+    data = [Sample(a, probs, "3")] * 12 + [Sample(b, probs, "2")] * 12
+    (pooled,) = fit_groups(data)
+    assert pooled.labels == ["1", "2", "3"] and pooled.n == 24
+    cal = Calibration(judge="j", verdict_method="verdict-only", groups=[pooled])
+    decided = cal.calibrate(a, probs)
+    assert decided is not None and decided[0] in ("2", "3")
+
+
+def test_a_criterion_id_ignores_names_and_spacing() -> None:
+    renamed = Criterion(name="other", weight=2, requirement="States  that energy\nis conserved")
+    assert criterion_id(renamed) == criterion_id(POS) != criterion_id(NEG)
+
+
+def test_file_round_trip_and_errors_name_the_file(tmp_path: Path) -> None:
+    (group,) = fit_groups(samples(POS, 15, 10))
+    cal = Calibration(judge="local", verdict_method="verdict-only", groups=[group], train_ids=["a"])
+    path = tmp_path / "cal.json"
+    cal.save(path)
+    assert Calibration.load(path) == cal
+    assert not list(tmp_path.glob(".cal.json.*"))  # the temporary file was renamed
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "rubricate-calibration/1", "judge": "x"}))
+    with pytest.raises(ConfigError, match=r"bad.json: verdict_method: Field required"):
+        Calibration.load(bad)
+    bad.write_text("{not json")
+    with pytest.raises(ConfigError, match="bad.json: not JSON"):
+        Calibration.load(bad)
+    with pytest.raises(ConfigError, match="cannot read the calibration file"):
+        Calibration.load(tmp_path / "missing.json")
