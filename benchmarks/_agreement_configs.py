@@ -207,7 +207,7 @@ async def _calibrated(
     from rubricate._calibration import Sample, fit_groups
     from rubricate._calibration._model import Calibration
 
-    grader = CriterionGrader("local", verdict_method=method, evidence="off")
+    grader = CriterionGrader("local", verdict_method=method, evidence="off", calibration=None)
     samples: list[Sample] = []
     by_item: dict[str, list[Any]] = {}
     for c in dev:
@@ -228,22 +228,75 @@ async def _calibrated(
     cal = Calibration(judge="local", verdict_method=method, groups=fit_groups(samples))
     for g in cal.groups:
         progress(f"    {g.id}: n={g.n} scale={g.scale:.2f} bias={[round(b, 2) for b in g.bias]}")
-    return CriterionGrader("local", verdict_method=method, calibration=cal)
+    return CriterionGrader("local", verdict_method=method, calibration=cal, evidence="off")
+
+
+class _Strong:
+    """A stronger judge for the cascade: right on 90% of the cases (seeded), with certainty.
+
+    It knows the labels (the benchmark hands them over) and flips every tenth answer,
+    which is about how often a frontier model disagrees with careful graders here.
+    """
+
+    name = "scripted-strong"
+
+    def __init__(self, gold: dict[tuple[str, str], str]) -> None:
+        self.gold = gold
+        self.calls = 0
+
+    async def judge(self, request: JudgeRequest) -> Any:
+        from rubricate._judges._base import JudgeResponse
+
+        self.calls += 1
+        sub = request.user[: request.shared_prefix_chars]
+        stmt = request.user[request.shared_prefix_chars :].split("\n")[0]
+        key = next((k for k in self.gold if k[1] in stmt and k[0] in sub), None)
+        label = self.gold.get(key, "UNMET") if key else "UNMET"
+        if self.calls % 10 == 0:
+            label = "UNMET" if label == "MET" else "MET"
+        answer = "yes" if label == "MET" else "no"
+        field = "answer" if request.decision is None else request.decision.key
+        return JudgeResponse(
+            data={field: answer, "reason": "scripted"},
+            raw_text=answer,
+            cost=0.0,
+            probabilities={"yes": 1.0, "no": 0.0} if answer == "yes" else {"yes": 0.0, "no": 1.0},
+        )
+
+
+def _cascade(cases: Sequence[Any]) -> Any:
+    gold = {}
+    for c in cases:
+        if not c.multi_choice:
+            text = c.submission if isinstance(c.submission, str) else str(c.submission)
+            gold[(text[:60], " ".join(c.rubric.leaves()[c.leaf].requirement.split()))] = c.gold
+    return CriterionGrader("local", escalate_to=_Strong(gold), below_confidence=0.7, evidence="off")
 
 
 CONFIGS: dict[str, Any] = {
-    "before": lambda: _Styled("local", evidence="off"),
+    "before": lambda: _Styled("local", evidence="off", calibration=None),
+    "autorubric-style": lambda: _AutorubricStyle("local", evidence="off", calibration=None),
+    "rubric-style": lambda: _RubricStyle("local", evidence="off", calibration=None),
     "reason-first": lambda: CriterionGrader("local", verdict_method="reason-first"),
     "verdict-first": lambda: CriterionGrader("local", verdict_method="verdict-first"),
-    "verdict-only": lambda: CriterionGrader("local", verdict_method="verdict-only"),
+    "verdict-only": lambda: CriterionGrader(
+        "local", verdict_method="verdict-only", calibration=None
+    ),
+    "default": lambda: CriterionGrader("local"),
     "calibrated": None,
-    "autorubric-style": lambda: _AutorubricStyle("local", evidence="off"),
-    "rubric-style": lambda: _RubricStyle("local", evidence="off"),
+    "cascade": None,
 }
+"""``default`` is what a user gets: verdict-only with the calibration shipped for the
+model (fitted by ``fit_local_defaults.py`` on the dev splits) and evidence checks on
+penalties; ``verdict-only`` is the same without any calibration."""
 
 
-async def make_grader(name: str, dev: Sequence[Any], progress: Callable[[str], None]) -> Any:
+async def make_grader(
+    name: str, dev: Sequence[Any], progress: Callable[[str], None], cases: Sequence[Any] = ()
+) -> Any:
     """The grader of configuration ``name`` (fitting on ``dev`` where it needs to)."""
     if name == "calibrated":
         return await _calibrated(dev, progress)
+    if name == "cascade":
+        return _cascade(cases)
     return CONFIGS[name]()

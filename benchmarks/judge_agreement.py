@@ -149,7 +149,7 @@ HEADER = (
 async def run_config(
     name: str, cases: Sequence[Case], dev: Sequence[Case], progress: Callable[[str], None]
 ) -> Tally:
-    grader = await make_grader(name, dev, progress)
+    grader = await make_grader(name, dev, progress, cases)
     tally = Tally()
     start = time.perf_counter()
     by_item: dict[str, list[Case]] = {}
