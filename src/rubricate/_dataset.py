@@ -27,7 +27,8 @@ from ._verdicts import reports_from_verdicts
 
 __all__ = ["DataItem", "GroundTruth", "RubricDataset", "normalize_ground_truth"]
 
-GroundTruth = list[CriterionVerdict | str]
+GroundTruth = list[CriterionVerdict | str | None]
+"""One value per leaf criterion; None where that criterion has no human label."""
 
 
 @dataclass
@@ -62,10 +63,24 @@ def normalize_ground_truth(
 
     Accepts a list in leaf order or a mapping keyed by leaf name/id; values as
     ``Rubric.compute_score`` takes them (verdicts, option labels, true/false, 1/0).
+    A value of None (null) means that criterion is not labelled on this item: it
+    is kept as None and left out of agreement metrics, unlike CANNOT_ASSESS, which
+    is a label.
 
     Raises:
         VerdictError: a value is missing, unknown or does not fit its criterion.
     """
+    leaves = rubric.leaves()
+    unlabelled: set[int] = set()
+    if isinstance(values, Mapping):
+        keys = {c.key: i for i, c in enumerate(leaves) if c.key is not None}
+        keys.update({c.name: i for i, c in enumerate(leaves) if c.name and c.name not in keys})
+        unlabelled = {keys[k] for k, v in values.items() if v is None and k in keys}
+        values = {k: ("CANNOT_ASSESS" if v is None else v) for k, v in values.items()}
+    elif not isinstance(values, str | bytes):
+        listed = list(values)
+        unlabelled = {i for i, v in enumerate(listed) if v is None}
+        values = ["CANNOT_ASSESS" if v is None else v for v in listed]
     out: GroundTruth = []
     stack = list(reversed(reports_from_verdicts(rubric, values, label=where)))
     while stack:
@@ -77,10 +92,12 @@ def normalize_ground_truth(
         else:
             assert r.verdict is not None
             out.append(r.verdict)
-    return out
+    return [None if i in unlabelled else v for i, v in enumerate(out)]
 
 
-def _label(value: CriterionVerdict | str) -> str:
+def _label(value: CriterionVerdict | str | None) -> str:
+    if value is None:
+        return "(unlabelled)"
     return value.value if isinstance(value, CriterionVerdict) else value
 
 

@@ -34,6 +34,16 @@ def register(subparsers: Any) -> None:
         default="exclude",
         help="how N/A and CANNOT_ASSESS count (default: exclude)",
     )
+    p.add_argument(
+        "--exclude-ids",
+        metavar="FILE",
+        help="leave these items out: one id per line, or a JSON list",
+    )
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="a calibration file: leave out the items it was fitted on (its train_ids)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -84,16 +94,36 @@ def run(args: argparse.Namespace) -> int:
     result = RunResult.open(args.run_dir)
     dataset = _dataset_for(Path(args.run_dir), args.dataset)
     _check_same(Path(args.run_dir), dataset)
-    report = compute_metrics(
-        result,
-        dataset,
-        na_mode=args.na_mode,
-        bootstrap=args.bootstrap,
-        confidence=args.confidence,
-        seed=args.seed,
-    )
+    exclude: set[str] = set()
+    if args.exclude_ids:
+        from .cmd_calibrate import _read_ids
+
+        exclude.update(_read_ids(args.exclude_ids))
+    if args.calibration:
+        from .._calibration import Calibration
+
+        exclude.update(Calibration.load(args.calibration).train_ids)
+    options: dict[str, Any] = {
+        "na_mode": args.na_mode,
+        "bootstrap": args.bootstrap,
+        "confidence": args.confidence,
+        "seed": args.seed,
+        "exclude_ids": exclude or None,
+    }
+    reports = list(result.iter_reports())
+    report = compute_metrics(reports, dataset, **options)
+    before = None
+    if report.calibrated_answers:  # the same items, with the judge's own verdicts
+        before = compute_metrics(reports, dataset, verdicts="raw", **options)
     if args.json:
-        print(json.dumps(report.to_jsonable(), indent=2))
-    else:
-        print(report.to_text())
+        data = report.to_jsonable()
+        if before is not None:
+            data["before_calibration"] = before.to_jsonable()
+        print(json.dumps(data, indent=2))
+        return 0
+    if before is not None:
+        print("== before calibration (the judge's own verdicts)")
+        print(before.to_text())
+        print("\n== after calibration (the verdicts that counted)")
+    print(report.to_text())
     return 0

@@ -31,6 +31,8 @@ from ._classification import (
 )
 from ._coding import MISSING, NA, CriterionCoder, NaMode, na_modes
 from ._correlation import kendall_tau_b, pearson, spearman, table_points
+from ._estimates import estimates
+from ._pooled import confidence_summary, pooled_binary
 from ._results import CriterionMetrics, ItemMetrics, JudgeAgreement, MetricsReport
 from ._tables import FloatArray, contingency, resample_weights
 
@@ -53,6 +55,23 @@ class _Group:
     judge: np.ndarray
     votes: dict[str, np.ndarray] = field(default_factory=dict)
     errors: int = 0
+
+
+@dataclass
+class _Collected:
+    groups: dict[str, _Group]
+    human: FloatArray
+    judged: FloatArray
+    threshold: FloatArray
+    confidence: list[tuple[float, bool]] = field(default_factory=list)
+    calibrated: int = 0
+
+
+def _code_judged(g: _Group, jr: CriterionReport | None, verdicts: str) -> int:
+    if jr is not None and verdicts == "raw" and jr.calibration is not None:
+        cal = jr.calibration
+        return g.coder.code_parts(cal.raw_verdict, cal.raw_selection, jr.error)
+    return g.coder.code_report(jr)
 
 
 def _resolve(results: Any, dataset: Any) -> list[EvaluationReport | None]:
@@ -86,15 +105,16 @@ def _human_score(rubric: Rubric, truth: Sequence[Any]) -> float | None:
         return None
 
 
-def _collect(
-    dataset: Any, reports: list[EvaluationReport | None]
-) -> tuple[dict[str, _Group], FloatArray, FloatArray]:
+def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str) -> _Collected:
     n = len(reports)
     groups: dict[str, _Group] = {}
     human = np.full(n, np.nan)
     judged = np.full(n, np.nan)
+    out = _Collected(groups, human, judged, np.full(n, np.nan))
     for i, item in enumerate(dataset.items):
         rubric: Rubric = dataset.get_item_rubric(i)
+        if rubric.pass_threshold is not None:
+            out.threshold[i] = rubric.pass_threshold
         truth = getattr(item, "ground_truth", None)
         report = reports[i]
         leaves = rubric.leaves()
@@ -119,11 +139,16 @@ def _collect(
             jr = judged_leaves[pos] if pos < len(judged_leaves) else None
             if jr is not None and jr.is_error:
                 g.errors += 1
-            g.judge[i] = g.coder.code_report(jr)
+            g.judge[i] = _code_judged(g, jr, verdicts)
+            if jr is not None and jr.calibration is not None:
+                out.calibrated += 1
+            said, truth_code = int(g.judge[i]), int(g.truth[i])
+            if jr is not None and jr.confidence is not None and said >= 0 and truth_code >= 0:
+                out.confidence.append((float(jr.confidence), said == truth_code))
             for vote in (jr.votes or []) if jr is not None else []:
                 arr = g.votes.setdefault(vote.judge_id, np.full(n, MISSING))
                 arr[i] = g.coder.code_parts(vote.verdict, vote.selection, vote.error)
-    return groups, human, judged
+    return out
 
 
 def _interval(values: FloatArray, confidence: float) -> tuple[float, float]:
@@ -263,6 +288,8 @@ def compute_metrics(
     bootstrap: int = 0,
     confidence: float = 0.95,
     seed: int | None = 0,
+    verdicts: str = "final",
+    exclude_ids: Iterable[str] | None = None,
 ) -> MetricsReport:
     """Agreement of judged results with the dataset's ground truth.
 
@@ -275,6 +302,10 @@ def compute_metrics(
         bootstrap: number of bootstrap resamples over items; 0 for none.
         confidence: the confidence level of the bootstrap intervals.
         seed: seed of the resampling.
+        verdicts: ``final`` compares the verdicts that counted; ``raw`` the judge's own
+            where a calibration changed them (the report's ``calibration`` record).
+        exclude_ids: item ids (``#index`` for items without one) to leave out, such as
+            the items a calibration was fitted on.
 
     Raises:
         ConfigError: a bad argument, or results that do not fit the dataset.
@@ -285,8 +316,19 @@ def compute_metrics(
         raise ConfigError(f"bootstrap {bootstrap!r} is negative; give 0 or a number of resamples")
     if not 0.0 < confidence < 1.0:
         raise ConfigError(f"confidence {confidence!r} must lie strictly between 0 and 1")
+    if verdicts not in ("final", "raw"):
+        raise ConfigError(f"verdicts {verdicts!r} is not 'final' or 'raw'")
     reports = _resolve(results, dataset)
-    groups, human, judged = _collect(dataset, reports)
+    excluded = 0
+    if exclude_ids is not None:
+        leave_out = set(exclude_ids)
+        for i, item in enumerate(dataset.items):
+            key = getattr(item, "id", None) or f"#{i}"
+            if key in leave_out and reports[i] is not None:
+                reports[i] = None
+                excluded += 1
+    got = _collect(dataset, reports, verdicts)
+    groups, human, judged = got.groups, got.human, got.judged
     n = len(reports)
     weights = np.ones((1, n))
     if bootstrap:
@@ -296,7 +338,14 @@ def compute_metrics(
         _criterion(k, g, weights, na_mode, confidence, has_report) for k, g in groups.items()
     ]
     inter = [a for k, g in groups.items() if (a := _inter_judge(k, g, na_mode)) is not None]
+    pooled = pooled_binary(list(groups.values()), weights, na_mode, confidence, _interval)
     return MetricsReport(
+        pooled=pooled,
+        verdicts=verdicts,
+        excluded_items=excluded,
+        calibrated_answers=got.calibrated,
+        confidence_calibration=confidence_summary(got.confidence),
+        estimates=estimates(human, judged, got.threshold, confidence),
         na_mode=na_mode,
         bootstrap=bootstrap,
         confidence=confidence,

@@ -8,7 +8,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CriterionMetrics", "ItemMetrics", "JudgeAgreement", "MetricsReport"]
+from ._ppi import MeanEstimate
+
+__all__ = [
+    "ConfidenceSummary",
+    "CriterionMetrics",
+    "ItemMetrics",
+    "JudgeAgreement",
+    "MetricsReport",
+]
 
 
 class _Model(BaseModel):
@@ -56,11 +64,31 @@ class JudgeAgreement(_Model):
     fleiss_kappa: float | None = None
 
 
+class ConfidenceSummary(_Model):
+    """How well the judge's ``confidence`` matches how often it agrees with the humans.
+
+    ``bins`` are the reliability diagram's rows: confidence range, answers in it,
+    their mean confidence and the share that agree with the human label.
+    """
+
+    n: int
+    mean_confidence: float
+    agreement: float
+    brier: float
+    ece: float
+    bins: list[dict[str, float]] = Field(default_factory=list)
+
+
 class MetricsReport(_Model):
     """Agreement of a run's judgments with the dataset's ground truth.
 
     ``items_judged`` counts the items with a result; a criterion's ``n_missing``
-    counts, among those, the pairs without a verdict on one side.
+    counts, among those, the pairs without a verdict on one side. ``pooled`` is
+    the agreement over every binary criterion's pairs at once. ``verdicts`` says
+    which verdicts were compared: ``final`` (what counted) or ``raw`` (the judge's
+    own, before a calibration changed them). ``excluded_items`` were left out (a
+    calibration's training items, say). ``estimates`` holds the naive, human-only
+    and prediction-powered estimates of the mean score and pass rate.
     """
 
     na_mode: str
@@ -71,6 +99,12 @@ class MetricsReport(_Model):
     criteria: list[CriterionMetrics]
     items: ItemMetrics
     inter_judge: list[JudgeAgreement] = Field(default_factory=list)
+    pooled: CriterionMetrics | None = None
+    verdicts: str = "final"
+    excluded_items: int = 0
+    calibrated_answers: int = 0
+    confidence_calibration: ConfidenceSummary | None = None
+    estimates: dict[str, dict[str, MeanEstimate]] = Field(default_factory=dict)
 
     def criterion(self, key: str) -> CriterionMetrics:
         """Return the metrics of the criterion named ``key``."""
@@ -90,6 +124,10 @@ class MetricsReport(_Model):
         lines = [
             f"items: {self.items_judged} judged of {self.items_total}   N/A mode: {self.na_mode}"
         ]
+        if self.excluded_items:
+            lines[0] += f"   ({self.excluded_items} excluded)"
+        if self.verdicts == "raw":
+            lines[0] += "   verdicts: the judge's own, before calibration"
         if self.bootstrap:
             pct = round(self.confidence * 100)
             lines[0] += f"   {pct}% CI from {self.bootstrap} bootstrap resamples"
@@ -106,6 +144,25 @@ class MetricsReport(_Model):
             lines.append("")
             lines.append(f"{c.key} [{c.kind}] (n={c.n}{tail}):")
             lines.append("  " + _row(c.metrics, c.intervals))
+        if self.pooled is not None:
+            lines.append("")
+            lines.append(f"{self.pooled.key} (n={self.pooled.n}):")
+            lines.append("  " + _row(self.pooled.metrics, self.pooled.intervals))
+        if self.confidence_calibration is not None:
+            cc = self.confidence_calibration
+            lines.append("")
+            lines.append(
+                f"confidence (n={cc.n}): mean {_fmt(cc.mean_confidence)} against agreement "
+                f"{_fmt(cc.agreement)}; Brier {_fmt(cc.brier)}, ECE {_fmt(cc.ece)}"
+            )
+        for name, ests in self.estimates.items():
+            lines.append("")
+            lines.append(f"{name.replace('_', ' ')}:")
+            for kind, e in ests.items():
+                lines.append(
+                    f"  {kind:6} {_fmt(e.estimate)} [{_fmt(e.low)}, {_fmt(e.high)}]"
+                    f"  ({e.n_labelled} labelled, {e.n_unlabelled} unlabelled; {e.method})"
+                )
         for j in self.inter_judge:
             fk = "" if j.fleiss_kappa is None else f"  fleiss_kappa={_fmt(j.fleiss_kappa)}"
             lines.append(
