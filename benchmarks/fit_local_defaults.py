@@ -60,6 +60,7 @@ async def main() -> None:
         train_ids=ids,
         groups=groups,
     )
+    cal = cal.with_shares([(s.criterion, s.probabilities) for s in samples])
     cal.save(OUT)
     for g in groups:
         print(

@@ -51,11 +51,32 @@ class Reply:
     refusal: str | None = None
     finish_reason: str = "stop"
     model: str | None = None
+    logprobs: list[dict[str, Any]] | None = None
 
     @classmethod
     def json(cls, obj: Any, **kw: Any) -> Reply:
         """Assistant content that is ``obj`` as JSON text."""
         return cls(content=json.dumps(obj), **kw)
+
+    @classmethod
+    def answer(cls, key: str, chosen: str, probs: Mapping[str, float], **kw: Any) -> Reply:
+        """``{key: chosen}`` as a model writes it, token by token, with ``top_logprobs``.
+
+        The value's first token carries the alternatives ``probs`` (value -> probability),
+        as an OpenAI-compatible server reports them when asked for ``logprobs``.
+        """
+        import math
+
+        head = '{"' + key + '": "'
+        tokens = [
+            {"token": head, "logprob": 0.0, "top_logprobs": [{"token": head, "logprob": 0.0}]}
+        ]
+        alts = [{"token": v, "logprob": math.log(p)} for v, p in probs.items() if p > 0]
+        tokens.append({"token": chosen, "logprob": math.log(probs[chosen]), "top_logprobs": alts})
+        tokens.append(
+            {"token": '"}', "logprob": 0.0, "top_logprobs": [{"token": '"}', "logprob": 0.0}]}
+        )
+        return cls(content=head + chosen + '"}', logprobs=tokens, **kw)
 
     @classmethod
     def text(cls, text: str, **kw: Any) -> Reply:
@@ -153,6 +174,8 @@ def _completion(reply: Reply, body: Any) -> dict[str, Any]:
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
     }
+    if reply.logprobs is not None:
+        out["choices"][0]["logprobs"] = {"content": reply.logprobs}
     if reply.usage is not None:
         p, c = reply.usage
         out["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}

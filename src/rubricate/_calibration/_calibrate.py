@@ -122,7 +122,7 @@ async def calibrate(
             "returns logprobs)"
         )
     groups = fit_groups(samples)
-    return Calibration(
+    fitted = Calibration(
         judge=judge,
         verdict_method=verdict_method,
         dataset=dataset_source,
@@ -130,3 +130,4 @@ async def calibrate(
         groups=groups,
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
+    return fitted.with_shares([(s.criterion, s.probabilities) for s in samples])

@@ -84,6 +84,28 @@ class Calibration(BaseModel):
     train_ids: list[str] = Field(default_factory=list)
     groups: list[CalibrationGroup] = Field(default_factory=list)
     created_at: str | None = None
+    confidence_shares: dict[str, float] = Field(default_factory=dict)
+    """Share of the training answers whose calibrated confidence is below each level
+    (``"0.70": 0.31``): what a cascade would escalate (``--dry-run`` uses it)."""
+
+    def share_below(self, level: float) -> float | None:
+        """The share of training answers below ``level`` (the nearest recorded level)."""
+        if not self.confidence_shares:
+            return None
+        nearest = min(self.confidence_shares, key=lambda k: abs(float(k) - level))
+        return self.confidence_shares[nearest]
+
+    def with_shares(self, probabilities: list[tuple[Criterion, dict[str, float]]]) -> Calibration:
+        """A copy recording the confidence shares of these judge answers once calibrated."""
+        confidences = []
+        for criterion, probs in probabilities:
+            decided = self.calibrate(criterion, probs)
+            confidences.append(max(decided[1].values()) if decided else max(probs.values()))
+        if not confidences:
+            return self
+        levels = [round(0.5 + 0.05 * i, 2) for i in range(10)]
+        shares = {f"{x:.2f}": sum(c < x for c in confidences) / len(confidences) for x in levels}
+        return self.model_copy(update={"confidence_shares": shares})
 
     def group_for(self, criterion: Criterion) -> CalibrationGroup | None:
         """The most specific fitted group for ``criterion``, or None."""

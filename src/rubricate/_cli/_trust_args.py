@@ -92,3 +92,40 @@ def trust_options(args: argparse.Namespace, grader: str) -> dict[str, Any]:
         options["escalate_to"] = args.escalate_to
         options["below_confidence"] = args.below_confidence
     return options
+
+
+def cascade_estimate(args: argparse.Namespace, grader: Any, calls: int, tokens: int) -> str | None:
+    """The dry run's line about the cascade: the share escalated and what it costs.
+
+    The share is the one seen on the training answers of the calibration in use
+    (``--calibration``, else the judge's own); without one it is unknown, and the
+    line gives the cost of escalating everything as the upper bound.
+    """
+    if not getattr(args, "escalate_to", None) or not hasattr(grader, "members"):
+        return None
+    from .._calibration import Calibration
+    from ._grade_io import estimate_cost
+
+    calibration = getattr(grader, "calibration", None)
+    if calibration is None and hasattr(grader, "default_calibration"):
+        calibration = grader.default_calibration(grader.members()[0])
+    share = None
+    if isinstance(calibration, Calibration):
+        share = calibration.share_below(args.below_confidence)
+    level = args.below_confidence
+    completion = calls * 40
+    if share is None:
+        cost = estimate_cost(args.escalate_to, tokens, completion)
+        price = "unknown" if cost is None else f"${cost:.4f}"
+        return (
+            f"cascade: the share below confidence {level:g} is unknown (no calibration to "
+            f"read it from); escalating everything would be {calls} calls to "
+            f"{args.escalate_to}, about {price}"
+        )
+    cost = estimate_cost(args.escalate_to, int(tokens * share), int(completion * share))
+    price = "unknown" if cost is None else f"${cost:.4f}"
+    return (
+        f"cascade: about {share:.0%} of criteria below confidence {level:g} (as on the "
+        f"calibration's training answers): about {round(calls * share)} calls to "
+        f"{args.escalate_to}, about {price}"
+    )

@@ -20,7 +20,7 @@ from .._errors import ConfigError, RunError
 from .._model import Rubric
 from .._reports import EvaluationReport
 from ._grade_io import Item, Progress, estimate_cost, read_items, summary
-from ._trust_args import add_trust_args, trust_options
+from ._trust_args import add_trust_args, cascade_estimate, trust_options
 
 __all__ = ["register", "run"]
 
@@ -170,6 +170,9 @@ def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, items: list[
         f"+ {completion} completion tokens, about {cost} ({', '.join(names)})",
         file=sys.stderr,
     )
+    cascade = cascade_estimate(args, grader, calls, tokens)
+    if cascade:
+        print(cascade, file=sys.stderr)
     return 0
 
 

@@ -1,0 +1,169 @@
+"""Token probabilities over the wire, and `rubricate calibrate` -> grade -> metrics end to end.
+
+The judge is an OpenAI-compatible server on 127.0.0.1 (tests/chat_server.py) that
+answers with ``logprobs``: a biased judge that says "yes" far too readily, which
+a calibration fitted on labelled items must correct on items it never saw.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chat_server import ChatServer, Reply
+from rubricate import Criterion, CriterionVerdict, Rubric
+from rubricate._cli.main import main
+from rubricate._graders import CriterionGrader
+from rubricate._judges._registry import get_judge
+
+MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET
+
+
+def biased(body: Any) -> Reply:
+    """'yes' always; P(yes) 0.85 when the item's hidden label is MET, 0.6 when UNMET."""
+    user = body["messages"][1]["content"]
+    if '"quote"' in user:
+        return Reply.json({"quote": ""})
+    gold = re.search(r"\[label (MET|UNMET)\]", user)
+    p_yes = 0.85 if gold and gold.group(1) == "MET" else 0.6
+    return Reply.answer("answer", "yes", {"yes": p_yes, "no": 1 - p_yes})
+
+
+def test_openai_judge_reads_confidence_from_logprobs(chat_server: ChatServer) -> None:
+    chat_server.handler = biased
+    judge = get_judge("openai/test", base_url=chat_server.base_url, cache=False)
+    rubric = Rubric([Criterion(name="c", weight=1, requirement="States A")])
+    grader = CriterionGrader(judge, verdict_method="verdict-only")
+    report = grader.grade_sync(rubric, "A, clearly. [label MET]")
+    cr = (report.report or [])[0]
+    assert cr.verdict is MET and cr.confidence == pytest.approx(0.85)
+    assert cr.probabilities == pytest.approx({"MET": 0.85, "UNMET": 0.15})
+    body = chat_server.chat_requests[0].json
+    assert body["logprobs"] is True and body["top_logprobs"] == 20
+
+
+def test_a_server_that_refuses_logprobs_still_judges(chat_server: ChatServer) -> None:
+    def refuses(body: Any) -> Reply:
+        if body.get("logprobs"):
+            return Reply.error(400, "logprobs are not supported with this model")
+        return Reply.json({"answer": "yes"})
+
+    chat_server.handler = refuses
+    judge = get_judge("openai/nolp", base_url=chat_server.base_url, cache=False)
+    rubric = Rubric([Criterion(name="c", weight=1, requirement="States A")])
+    grader = CriterionGrader(judge, verdict_method="verdict-only")
+    first = (grader.grade_sync(rubric, "A").report or [])[0]
+    second = (grader.grade_sync(rubric, "A").report or [])[0]
+    assert first.verdict is MET and first.confidence is None and first.error is None
+    assert second.verdict is MET
+    # the refusal is remembered: the second grade asks without logprobs straight away
+    assert [bool(r.json.get("logprobs")) for r in chat_server.chat_requests] == [
+        True,
+        False,
+        False,
+    ]
+
+
+def labelled(tmp_path: Path, n: int = 60) -> Path:
+    rubric = {
+        "format": "rubricate/1",
+        "name": "r",
+        "criteria": [
+            {"name": "a", "requirement": "States A", "weight": 1.0},
+            {"name": "b", "requirement": "States B", "weight": 1.0},
+        ],
+    }
+    items = []
+    for i in range(n):
+        ga, gb = ("MET" if i % 2 else "UNMET"), ("MET" if i % 3 else "UNMET")
+        # one label in the text per criterion would be ambiguous: the judge sees item-level labels
+        items.append(
+            {
+                "id": f"x{i}",
+                "submission": f"answer {i} [label {ga}]",
+                "ground_truth": [ga, ga if i % 5 else gb],
+            }
+        )
+    path = tmp_path / "labelled.json"
+    path.write_text(json.dumps({"prompt": "q", "rubric": rubric, "items": items}))
+    return path
+
+
+def test_calibrate_then_grade_then_metrics_on_held_out_items(
+    chat_server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat_server.handler = biased
+    data = labelled(tmp_path)
+    cal = tmp_path / "cal.json"
+    base = ["--judge", "openai/test", "--base-url", chat_server.base_url]
+    method = ["--verdict-method", "verdict-only"]
+    code = main(["calibrate", str(data), "--train", "30", "-o", str(cal), *base, *method])
+    assert code == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "calibrated openai/test (verdict-only) on 30 items" in err and "pooled:positive" in err
+    saved = json.loads(cal.read_text())
+    assert saved["judge"] == "openai/test" and len(saved["train_ids"]) == 30
+    run = tmp_path / "run"
+    args = ["evaluate", str(data), "--run-dir", str(run), "--calibration", str(cal), *base]
+    assert main([*args, *method]) == 0
+    capsys.readouterr()
+    assert main(["metrics", str(run), "--calibration", str(cal), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["excluded_items"] == 30 and out["items_judged"] == 30
+    before = out["before_calibration"]["pooled"]["metrics"]["accuracy"]
+    after = out["pooled"]["metrics"]["accuracy"]
+    assert before < 0.7 < after  # the judge's yes-bias, corrected on items it never saw
+    assert main(["metrics", str(run), "--calibration", str(cal)]) == 0
+    text = capsys.readouterr().out
+    assert "== before calibration" in text and "== after calibration" in text
+
+
+def test_calibrate_refuses_too_few_labels_or_no_probabilities(
+    chat_server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat_server.handler = biased
+    data = labelled(tmp_path, n=8)
+    cal = tmp_path / "cal.json"
+    base = ["--judge", "openai/test", "--base-url", chat_server.base_url]
+    assert main(["calibrate", str(data), "--train", "8", "-o", str(cal), *base]) == 1
+    err = capsys.readouterr().err
+    assert "too few labels to calibrate" in err and "at least 20 labelled answers" in err
+    assert not cal.exists()
+    assert main(["calibrate", str(data), "--train", "8", "-o", str(cal), "--judge", "fake"]) == 1
+    assert "reported no token probabilities" in capsys.readouterr().err
+    ids = tmp_path / "ids.txt"
+    ids.write_text("x1\nnope\n")
+    assert main(["calibrate", str(data), "--train-ids", str(ids), "-o", str(cal), *base]) == 1
+    assert "not in the dataset, e.g. 'nope'" in capsys.readouterr().err
+
+
+def test_grade_dry_run_estimates_the_cascade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rubricate._calibration import Calibration, CalibrationGroup
+
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text("- name: a\n  weight: 1\n  requirement: States A\n")
+    group = CalibrationGroup(
+        id="pooled:positive", labels=["MET", "UNMET"], scale=1, bias=[0, 0], n=30
+    )
+    cal = Calibration(
+        judge="fake",
+        verdict_method="reason-first",
+        groups=[group],
+        confidence_shares={"0.70": 0.25},
+    )
+    path = tmp_path / "cal.json"
+    cal.save(path)
+    args = ["grade", str(rubric), "--text", "x", "--judge", "fake", "--dry-run"]
+    assert main([*args, "--escalate-to", "openai/gpt-4.1-mini", "--calibration", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "cascade: about 25% of criteria below confidence 0.7" in err
+    assert main([*args, "--escalate-to", "openai/gpt-4.1-mini"]) == 0
+    assert "is unknown" in capsys.readouterr().err
+    assert main([*args, "--grader", "holistic", "--escalate-to", "openai/x"]) == 1
+    assert "--escalate-to work with --grader per-criterion only" in capsys.readouterr().err
