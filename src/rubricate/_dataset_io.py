@@ -35,6 +35,7 @@ import yaml
 
 from ._dataset import DataItem, RubricDataset
 from ._errors import DatasetError
+from ._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
 from ._model import CriterionVerdict, Rubric
 
 __all__ = [
@@ -258,11 +259,13 @@ def _jsonl(text: str, source: str) -> RubricDataset:
         if not line.strip():
             continue
         try:
-            rows.append((n, json.loads(line)))
+            rows.append((n, json_loads(line)))
         except json.JSONDecodeError as e:
             raise DatasetError(
                 f"{source} line {n}: not valid JSON: {e.msg} (column {e.colno})"
             ) from None
+        except DataLimitError as e:
+            raise DatasetError(f"{source} line {n}: {e}") from None
     if not rows:
         raise DatasetError(f"{source}: empty; the first line must be the dataset header")
     ds = _header_from(rows[0][1], source, jsonl=True)
@@ -277,9 +280,9 @@ def load_text(text: str, kind: str, *, source: str = "<text>") -> RubricDataset:
         return _jsonl(text, source)
     parse: Callable[[str], Any]
     if kind == "json":
-        parse = json.loads
+        parse = json_loads
     elif kind == "yaml":
-        parse = yaml.safe_load
+        parse = yaml_load
     else:
         raise DatasetError(f"unknown dataset format {kind!r}; use 'json', 'yaml' or 'jsonl'")
     try:
@@ -288,6 +291,8 @@ def load_text(text: str, kind: str, *, source: str = "<text>") -> RubricDataset:
         raise DatasetError(f"{source}: not valid JSON: {e.msg} (line {e.lineno})") from None
     except yaml.YAMLError as e:
         raise DatasetError(f"{source}: not valid YAML: {e}") from None
+    except DataLimitError as e:
+        raise DatasetError(f"{source}: {e}") from None
     return dataset_from_dict(data, source=source)
 
 
@@ -295,7 +300,11 @@ def load_file(path: str | Path) -> RubricDataset:
     """Load a dataset file; ``.yaml``/``.yml`` YAML, ``.jsonl`` JSON Lines, else JSON."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_text(p, MAX_DATASET_BYTES)
+    except DataLimitError as e:
+        raise DatasetError(f"dataset file {str(p)!r}: {e}") from None
+    except UnicodeDecodeError as e:
+        raise DatasetError(f"dataset file {str(p)!r} is not UTF-8 text ({e.reason})") from None
     except FileNotFoundError:
         raise DatasetError(f"dataset file {str(p)!r} not found") from None
     except OSError as e:

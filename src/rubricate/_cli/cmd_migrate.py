@@ -96,6 +96,12 @@ def run(args: argparse.Namespace) -> int:
     except RubricError as e:
         problems = [Problem(p.path, p.message) for p in e.problems]
         raise RubricError(problems, source=f"{name}, migrated (nothing was written)") from None
+    if not result.changes:  # nothing to migrate: leave every file as it is
+        print(
+            f"{name} is already OpenRubricRL {args.to_version}: no changes, nothing written",
+            file=sys.stderr,
+        )
+        return 0
     out_kind = kind if args.in_place or not args.output else dump_kind(dest)
     write_text(dest, render(result.data, out_kind))
     for change in result.changes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 __all__ = ["register", "run"]
@@ -60,6 +61,14 @@ def _add(registry: Any, args: argparse.Namespace) -> int:
     from .._registry import content_hash
 
     for rubric in load_rubrics(args.file, format=args.format):
+        if not rubric.id:  # the registry stores by id: take the name, else the file stem
+            given = rubric.name or Path(args.file).stem
+            rubric = rubric.model_copy(update={"id": given})
+            print(
+                f"rubric has no id; using {given!r} (its {'name' if rubric.name else 'file name'})"
+                "; add `id:` to the file to choose another",
+                file=sys.stderr,
+            )
         if rubric.id and _exists(registry, rubric.id):
             latest = registry.get_version(rubric.id)
             if latest.version == rubric.version and latest.content_hash == content_hash(rubric):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, VerdictError
+from .._limits import DataLimitError, json_loads, read_text
 from .._reports import CriterionReport, EvaluationReport
 from .._scoring import CannotAssessStrategy, ScoringPolicy, finalize, reports_from_verdicts
 
@@ -57,13 +57,17 @@ def register(subparsers: Any) -> None:
 
 def _read_verdicts(path: str) -> Any:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise ConfigError(f"verdicts file {path!r} not found") from None
+    except (DataLimitError, UnicodeDecodeError) as e:
+        raise VerdictError(f"{path}: {e}") from None
     except OSError as e:
         raise ConfigError(f"cannot read verdicts file {path!r}: {e.strerror}") from None
     try:
-        data = json.loads(text)
+        data = json_loads(text)
+    except DataLimitError as e:
+        raise VerdictError(f"{path}: {e}") from None
     except json.JSONDecodeError as e:
         raise VerdictError(
             f"{path}: not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"

@@ -2,13 +2,15 @@
 
 Each command lives in its own module exposing ``register(subparsers)``, which adds
 a subparser and sets ``func(args) -> int``. Library usage errors become one clean
-line on stderr and exit code 1 (2 for bad command-line usage).
+line on stderr and exit code 1 (2 for bad command-line usage, 130 when interrupted,
+141 when the reader of stdout closed it, as in ``rubricate score ... | head``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -63,7 +65,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rubricate: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `rubricate ... | head` closed the pipe: stop quietly
+        _silence_stdout()
+        return 141
     return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - no real stdout to replace
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

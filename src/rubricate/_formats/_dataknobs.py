@@ -44,7 +44,7 @@ def _method(raw: Any, path: str, loc: Loc, paths: PathMap, out: list[Problem]) -
     if "schema" in node:
         node["json_schema"] = node.pop("schema")
     kind = raw.get("type")
-    if kind in SCORING_TYPES:
+    if isinstance(kind, str) and kind in SCORING_TYPES:
         node["type"] = SCORING_TYPES[kind].value
     elif "type" in raw:
         out.append(

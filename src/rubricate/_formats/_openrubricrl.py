@@ -146,14 +146,17 @@ def _qualify_duplicate_subcriteria(criteria: list[Any]) -> None:
     names: dict[str, int] = {}
     for c in criteria:
         if isinstance(c, dict):
-            for node in [c, *(s for s in c.get("subcriteria") or [] if isinstance(s, dict))]:
+            subs = c.get("subcriteria")
+            subs = subs if isinstance(subs, list) else []
+            for node in [c, *(s for s in subs if isinstance(s, dict))]:
                 if isinstance(node.get("name"), str):
                     names[node["name"]] = names.get(node["name"], 0) + 1
     for c in criteria:
         if not isinstance(c, dict) or not isinstance(c.get("subcriteria"), list):
             continue
         for s in c["subcriteria"]:
-            if isinstance(s, dict) and names.get(s.get("name"), 0) > 1:  # type: ignore[arg-type]
+            name = s.get("name") if isinstance(s, dict) else None
+            if isinstance(name, str) and names.get(name, 0) > 1:
                 s["id"] = f"{c.get('name')}.{s['name']}"
 
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 import yaml
 
 from .._errors import ConfigError, Problem, RubricError
+from .._limits import DataLimitError, json_loads, read_text, yaml_load
 
 __all__ = ["TextKind", "dump_kind", "parse_text", "read_source", "render", "write_text"]
 
@@ -20,12 +21,15 @@ _YAML_SUFFIXES = (".yaml", ".yml")
 def parse_text(text: str, kind: TextKind, source: str | None = None) -> Any:
     """Parse JSON or YAML text; a syntax error names the source, line and column.
 
-    YAML goes through ``yaml.safe_load`` only, so no tag can build objects or run code.
+    YAML goes through ``yaml.safe_load`` only, so no tag can build objects or run code,
+    within the bounds of ``_limits`` (aliases, nesting, integer length).
     """
     if kind == "json":
         twice: list[str] = []
         try:
-            data = json.loads(text, object_pairs_hook=lambda pairs: _json_object(pairs, twice))
+            data = json_loads(text, object_pairs_hook=lambda pairs: _json_object(pairs, twice))
+        except DataLimitError as e:
+            raise RubricError([Problem("", f"{e}")], source=source) from None
         except json.JSONDecodeError as e:
             where = f"line {e.lineno}"
             msg = f"JSON syntax error at line {e.lineno}, column {e.colno}: {e.msg}; fix the JSON"
@@ -40,8 +44,10 @@ def parse_text(text: str, kind: TextKind, source: str | None = None) -> Any:
     if kind != "yaml":
         raise ConfigError(f"unknown text kind {kind!r}; use 'json' or 'yaml'")
     try:
-        data = yaml.safe_load(text)
+        data = yaml_load(text)
         duplicates = _yaml_duplicates(yaml.compose(text, Loader=yaml.SafeLoader), "")
+    except DataLimitError as e:
+        raise RubricError([Problem("", f"{e}")], source=source) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         detail = getattr(e, "problem", None) or str(e).splitlines()[0]
@@ -125,7 +131,9 @@ def read_source(source: Any) -> tuple[Any, TextKind, str]:
         name = os.fspath(source)
         path = Path(name)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
+        except DataLimitError as e:
+            raise RubricError([Problem("", f"{e}; rubric files are small")], source=name) from None
         except FileNotFoundError:
             raise RubricError(
                 [Problem("", "file not found; check the path")], source=name
@@ -137,6 +145,10 @@ def read_source(source: Any) -> tuple[Any, TextKind, str]:
         except UnicodeDecodeError as e:
             raise RubricError(
                 [Problem("", f"not UTF-8 text ({e.reason}); save the file as UTF-8")], source=name
+            ) from None
+        except OSError as e:
+            raise RubricError(
+                [Problem("", f"cannot read the file: {e.strerror}")], source=name
             ) from None
     else:
         raise ConfigError(

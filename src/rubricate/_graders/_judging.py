@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -117,6 +118,7 @@ def shuffle_order(
     return scored + tail
 
 
+_ASCII_NUMBER = re.compile(r"[0-9]{1,6}")
 _VERDICT_KEYS = ("answer", "verdict", "criterion_status", "status")
 _OPTION_KEYS = ("option", "selected_option", "choice")
 _REASON_KEYS = ("reason", "explanation")
@@ -166,7 +168,7 @@ def read_criterion_reply(
         number = int(raw)
     elif isinstance(raw, str):
         text = raw.strip()
-        if text.isdigit():
+        if _ASCII_NUMBER.fullmatch(text):  # not str.isdigit: "²" is a digit to it
             number = int(text)
         elif text.upper().replace(" ", "_") == "CANNOT_ASSESS":
             return CriterionVerdict.CANNOT_ASSESS, None, reason

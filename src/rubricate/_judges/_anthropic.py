@@ -90,7 +90,7 @@ class AnthropicJudge:
         if not key and client is None and self.base_url is None:
             raise ConfigError(
                 f"judge 'anthropic/{model}' needs an API key: set ANTHROPIC_API_KEY or pass "
-                "api_key=...; for another endpoint pass base_url=..."
+                "api_key=... in Python; for another endpoint give --base-url / base_url=..."
             )
         self._api_key = key or _NO_KEY
         self._fixed = client

@@ -86,8 +86,9 @@ class OpenAIJudge:
         if not key:
             if self.base_url is None:
                 raise ConfigError(
-                    f"judge 'openai/{model}' needs an API key: set OPENAI_API_KEY or pass "
-                    "api_key=...; for a local server pass base_url=... (no key needed)"
+                    f"judge 'openai/{model}' needs an API key: set OPENAI_API_KEY (or api_key=... "
+                    "in Python); for a local server give its URL with --base-url / base_url= "
+                    "(no key needed)"
                 )
             key = _NO_KEY
         self.url = (self.base_url or OFFICIAL_URL).rstrip("/") + "/chat/completions"

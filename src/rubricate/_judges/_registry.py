@@ -41,6 +41,15 @@ def _load_builtins() -> None:
     _builtins.register_all(register_judge)
 
 
+def _backend_for_model(model: str) -> str:
+    lowered = model.lower()
+    if lowered.startswith("claude"):
+        return "anthropic"
+    if lowered.endswith(".gguf"):
+        return "local"
+    return "openai"
+
+
 def get_judge(spec: Any, config: JudgeConfig | None = None, **options: Any) -> Judge:
     """Build a judge from a spec string, a Judge, or a ``generate_fn`` callable.
 
@@ -73,6 +82,9 @@ def get_judge(spec: Any, config: JudgeConfig | None = None, **options: Any) -> J
     if factory is None:
         near = difflib.get_close_matches(prefix, list(_FACTORIES), n=1)
         hint = f"; did you mean {near[0]!r}?" if near else ""
+        if not model and not near:  # a bare model name: say which backend to put before it
+            guess = _backend_for_model(prefix)
+            hint = f"; a model name needs its backend, e.g. {guess + '/' + prefix!r}"
         raise ConfigError(
             f"unknown judge {spec!r}: valid backends are "
             + ", ".join(repr(p) for p in sorted(_FACTORIES))

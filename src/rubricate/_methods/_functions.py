@@ -5,7 +5,9 @@ A rubric file is data. It names a function (``function_ref``) or a schema
 
 * functions registered with :meth:`FunctionRegistry.register` (also a decorator);
 * ``module.path:function`` imported only when ``allow_imports`` lists the module
-  (or a parent package) — never because a rubric file says so;
+  (or a parent package) — never because a rubric file says so — and only a public
+  function defined in that module itself: no attribute paths (``myapp:os.system``),
+  no private or dunder names, no re-exported or built-in callables;
 * the built-in meta-rubric checks under ``rubricate.meta:*`` (no import needed);
 * schemas registered with :meth:`FunctionRegistry.register_schema`, or JSON files
   under a directory listed in ``schema_dirs``. URLs are never fetched.
@@ -18,6 +20,7 @@ import difflib
 import importlib
 import inspect
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +31,7 @@ from .._errors import ConfigError
 __all__ = ["BUILTIN_PREFIX", "FunctionRegistry", "FunctionResult", "call_function"]
 
 BUILTIN_PREFIX = "rubricate.meta:"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ScoringFunction = Callable[[Any], Any]
 
 
@@ -151,16 +155,26 @@ class FunctionRegistry:
                 f"imported; register it with FunctionRegistry.register({ref!r}, fn) or allow "
                 f"the import with FunctionRegistry(allow_imports=[{module!r}])"
             )
+        if not _IDENTIFIER.fullmatch(attr) or attr.startswith("_"):
+            raise ConfigError(
+                f"function_ref {ref!r}: an imported ref names one public function of the "
+                f"module, like '{module}:score'; not an attribute path, a private name or a "
+                "dunder. Register anything else with FunctionRegistry.register"
+            )
+        if not all(_IDENTIFIER.fullmatch(p) for p in module.split(".")):
+            raise ConfigError(f"function_ref {ref!r}: {module!r} is not a module path")
         try:
-            obj: Any = importlib.import_module(module)
-            for part in attr.split("."):
-                obj = getattr(obj, part)
+            mod = importlib.import_module(module)
+            obj: Any = getattr(mod, attr)
         except (ImportError, AttributeError) as e:
             raise ConfigError(f"function_ref {ref!r} could not be imported: {e}") from None
-        if not callable(obj):
-            raise ConfigError(f"function_ref {ref!r} names {type(obj).__name__}, not a function")
+        if not inspect.isfunction(obj) or getattr(obj, "__module__", None) != mod.__name__:
+            raise ConfigError(
+                f"function_ref {ref!r} names {type(obj).__name__} {attr!r}, not a function "
+                f"defined in {module!r} (re-exported and built-in callables are refused)"
+            )
         self._functions[ref] = obj
-        return obj  # type: ignore[no-any-return]
+        return obj
 
     # -- schemas -------------------------------------------------------------------
     def register_schema(self, ref: str, schema: Mapping[str, Any]) -> None:

@@ -116,7 +116,7 @@ class RubricRegistry:
         if not rubric.id:
             raise ConfigError(
                 f"rubric {rubric.name or '(unnamed)'!r} has no id; the registry stores rubrics "
-                "by id, so set Rubric(id=...)"
+                "by id: add `id:` to the rubric file (Rubric(id=...) in Python)"
             )
         return rubric.id
 

@@ -60,14 +60,14 @@ def _prepare(store: RunStore, fps: dict[str, str], *, resume: bool, force: bool)
             done = sum(1 for s in store.item_statuses().values() if s == "done")
             raise UsageError(
                 f"run directory {where!r} already holds a run ({done} items finished); "
-                "pass resume=True (--resume) to continue it, force=True (--force) to start "
-                "it over, or use another run directory"
+                "continue it with --resume (resume=True in Python), start it over with --force "
+                "(force=True), or use another run directory"
             )
         if changed and not force:
             raise UsageError(
                 f"run directory {where!r} was made for a different {' and '.join(changed)}; "
                 "resuming would mix results of different inputs. Use another run directory, "
-                "or force=True (--force) to discard its item results (with --resume, stored "
+                "or --force (force=True) to discard its item results (with --resume, stored "
                 "judgments of prompts that did not change are still reused)"
             )
         if force and (changed or not resume):

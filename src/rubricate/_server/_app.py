@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._errors import RubricateError, RubricError, RunError, UsageError
+from .._limits import DataLimitError, json_loads
 from .._model import Rubric
 from ._models import BatchItem, BatchRequest, ScoreRequest
 from ._openapi import openapi_document
@@ -115,7 +117,7 @@ def create_app(settings: ServerSettings) -> Any:
         length = request.headers.get("content-length")
         limit = settings.max_body_bytes
         if length is not None:
-            if not length.isdigit():
+            if not re.fullmatch(r"[0-9]{1,18}", length):
                 raise HTTPError(400, f"Content-Length {length!r} is not a number")
             if int(length) > limit:
                 raise HTTPError(413, f"request body is {length} bytes; the limit is {limit}")
@@ -127,7 +129,9 @@ def create_app(settings: ServerSettings) -> Any:
                 raise HTTPError(413, f"request body is over the limit of {limit} bytes")
             chunks.append(chunk)
         try:
-            return json.loads(b"".join(chunks))
+            return json_loads(b"".join(chunks))
+        except DataLimitError as e:
+            raise HTTPError(400, f"request body: {e}") from None
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise HTTPError(400, f"request body is not valid JSON: {e}") from None
 

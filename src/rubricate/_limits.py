@@ -1,0 +1,165 @@
+"""Bounds on the data rubricate reads: size, nesting, YAML aliases and integer length.
+
+Rubric, dataset and verdict files are data from anywhere, so reading one must take
+bounded time and memory whatever it holds:
+
+* a file is read only up to ``MAX_FILE_BYTES`` (64 MiB; datasets
+  ``MAX_DATASET_BYTES``, 1 GiB);
+* YAML aliases may expand to at most ``MAX_ALIAS_NODES`` (100,000) nodes in all: a
+  "billion laughs" file of a few lines of nested aliases is refused instead of
+  being expanded into gigabytes;
+* data may nest at most ``MAX_DEPTH`` (64) levels of lists and mappings;
+* an integer may have at most 4,300 digits (Python's own limit, reported cleanly).
+
+Each violation raises :class:`DataLimitError` (a ValueError) with a message that
+says which bound was hit; the loaders turn it into their own error naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_DATASET_BYTES",
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "DataLimitError",
+    "check_depth",
+    "json_loads",
+    "read_text",
+    "yaml_load",
+]
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_DATASET_BYTES = 1024 * 1024 * 1024
+MAX_ALIAS_NODES = 100_000
+MAX_DEPTH = 64
+
+
+class DataLimitError(ValueError):
+    """Data beyond one of rubricate's reading bounds (see the module docstring)."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """``SafeLoader`` that counts what aliases expand to and stops past the budget."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._sizes: dict[int, int] = {}
+        self._expanded = 0
+
+    def _size(self, node: yaml.Node) -> int:
+        """Nodes in ``node``'s tree with its aliases expanded (memoised per node)."""
+        stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+        while stack:
+            current, done = stack.pop()
+            key = id(current)
+            if key in self._sizes:
+                continue
+            children = _children(current)
+            if done:
+                self._sizes[key] = 1 + sum(self._sizes.get(id(c), 1) for c in children)
+                continue
+            stack.append((current, True))
+            stack.extend((c, False) for c in children if id(c) not in self._sizes)
+        return self._sizes[id(node)]
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        alias = self.check_event(yaml.AliasEvent)
+        node = super().compose_node(parent, index)
+        if alias and node is not None:
+            self._expanded += self._size(node)
+            if self._expanded > MAX_ALIAS_NODES:
+                raise DataLimitError(
+                    f"YAML aliases expand to more than {MAX_ALIAS_NODES:,} nodes; "
+                    "write the data out instead of nesting aliases"
+                )
+        return node
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _too_deep() -> DataLimitError:
+    return DataLimitError(f"data is nested more than {MAX_DEPTH} levels deep")
+
+
+def yaml_load(text: str) -> Any:
+    """``yaml.safe_load`` within the bounds.
+
+    Raises:
+        DataLimitError: a bound was hit.
+        yaml.YAMLError: a syntax error.
+    """
+    loader = _BoundedLoader(text)
+    try:
+        data = loader.get_single_data()
+    except RecursionError:
+        raise _too_deep() from None
+    except ValueError as e:  # an integer past Python's digit limit
+        if isinstance(e, DataLimitError):
+            raise
+        raise DataLimitError(f"a value cannot be read: {e}") from None
+    finally:
+        loader.dispose()
+    check_depth(data)
+    return data
+
+
+def json_loads(text: str | bytes, **kwargs: Any) -> Any:
+    """``json.loads`` within the bounds (a JSONDecodeError passes through).
+
+    Raises:
+        DataLimitError: a bound was hit.
+    """
+    try:
+        data = json.loads(text, **kwargs)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise _too_deep() from None
+    except ValueError as e:  # an integer past Python's digit limit
+        raise DataLimitError(f"a value cannot be read: {e}") from None
+    check_depth(data)
+    return data
+
+
+def check_depth(data: Any, limit: int = MAX_DEPTH) -> None:
+    """Raise :class:`DataLimitError` when ``data`` nests deeper than ``limit``."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list | tuple):
+            children = value
+        else:
+            continue
+        if depth >= limit:
+            raise _too_deep()
+        stack.extend((c, depth + 1) for c in children)
+
+
+def read_text(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
+    """Read a UTF-8 file of at most ``limit`` bytes.
+
+    Raises:
+        DataLimitError: the file is larger.
+        OSError: it cannot be read.
+    """
+    p = Path(path)
+    with p.open("rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise DataLimitError(f"the file is larger than {limit // (1024 * 1024)} MiB")
+    return data.decode("utf-8")

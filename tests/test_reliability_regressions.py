@@ -1,0 +1,323 @@
+"""Regressions from the reliability probe (issue 11): each case that once crashed or hung."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rubricate import (
+    ConfigError,
+    Criterion,
+    CriterionOption,
+    DatasetError,
+    RubricateError,
+    RubricDataset,
+    load_rubrics,
+)
+from rubricate._cli.main import main
+from rubricate._graders import CriterionGrader
+from rubricate._judges._fake import FakeJudge
+from rubricate._judges._parse import parse_json_reply
+from rubricate._limits import MAX_DEPTH, DataLimitError, json_loads, yaml_load
+from rubricate._methods import FunctionRegistry
+from rubricate._methods._run import run_method
+
+
+def bomb(levels: int = 8) -> str:
+    text = "a: &a [x, x, x, x, x, x, x, x, x]\n"
+    prev = "a"
+    for name in "bcdefghijk"[:levels]:
+        text += f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]\n"
+        prev = name
+    return text
+
+
+async def test_a_superscript_option_number_is_a_parse_error_not_a_crash() -> None:
+    opts = [CriterionOption(label=x) for x in ("low", "mid", "high")]
+    rubric = [Criterion(name="q", weight=1, requirement="How good?", options=opts)]
+    for bad in ("²", "٣", "1e3", "9999999"):
+        judge = FakeJudge(default={"reason": "x", "option": bad})
+        report = await CriterionGrader(judge).grade(rubric, "text")
+        cr = (report.report or [])[0]
+        assert cr.error_category == "parse" and cr.selection is None, bad
+        assert report.score is None
+
+
+def test_json_repair_is_linear_in_the_reply() -> None:
+    # 16,000 unclosed braces once took ~16 s; a few ms is the budget in spirit (not timed)
+    with pytest.raises(ValueError, match="not a JSON object"):
+        parse_json_reply("{" * 16_000)
+    assert parse_json_reply("{{{ " + '{"k": "}"}') == {"k": "}"}
+    assert parse_json_reply('noise {"a": [1, {"b": 2}]} {"c": 3}') == {"a": [1, {"b": 2}]}
+    with pytest.raises(ValueError, match="more than 1,000,000"):
+        parse_json_reply(" " * 1_000_001)
+
+
+def test_yaml_alias_bombs_are_refused_before_they_expand(tmp_path: Path) -> None:
+    with pytest.raises(DataLimitError, match="aliases expand to more than 100,000"):
+        yaml_load(bomb())
+    assert yaml_load("b: &b {x: 1}\nc: [*b, *b]") == {"b": {"x": 1}, "c": [{"x": 1}, {"x": 1}]}
+    rubric = tmp_path / "bomb.yaml"
+    rubric.write_text(
+        "criteria:\n- requirement: x\n  weight: 1\n  metadata:\n" + textwrap.indent(bomb(), "    ")
+    )
+    with pytest.raises(RubricateError, match="aliases expand"):
+        load_rubrics(rubric)
+    data = tmp_path / "ds.yaml"
+    data.write_text(
+        "prompt: q\nrubric: [{requirement: x, weight: 1}]\nmetadata:\n"
+        + textwrap.indent(bomb(), "  ")
+    )
+    with pytest.raises(DatasetError, match=r"ds.yaml: YAML aliases expand"):
+        RubricDataset.from_file(data)
+
+
+def test_deep_nesting_and_huge_integers_are_clean_errors(tmp_path: Path) -> None:
+    with pytest.raises(DataLimitError, match=f"more than {MAX_DEPTH} levels"):
+        json_loads("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DataLimitError, match=f"more than {MAX_DEPTH} levels"):
+        yaml_load("[" * 5000 + "]" * 5000)
+    with pytest.raises(DataLimitError, match="4300 digits"):
+        json_loads('{"weight": ' + "9" * 5000 + "}")
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps([{"requirement": "x", "weight": 1, "metadata": nested(300)}]))
+    with pytest.raises(RubricateError, match="nested more than 64 levels"):
+        load_rubrics(deep)
+
+
+def nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
+def test_the_cli_reports_bombs_and_huge_verdict_files_without_tracebacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric = tmp_path / "bomb.yaml"
+    rubric.write_text(bomb())
+    assert main(["validate", str(rubric)]) == 1
+    said = capsys.readouterr()
+    assert "aliases expand" in said.out + said.err and "Traceback" not in said.err
+    good = tmp_path / "r.yaml"
+    good.write_text("- name: a\n  weight: 1\n  requirement: x\n")
+    verdicts = tmp_path / "v.json"
+    verdicts.write_text("[" + "9" * 5000 + "]")
+    assert main(["score", str(good), "--verdicts", str(verdicts)]) == 1
+    err = capsys.readouterr().err
+    assert "v.json" in err and "4300 digits" in err and "Traceback" not in err
+
+
+@pytest.fixture
+def app_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    pkg = tmp_path / "probeapp"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "import os\nfrom os import system\n\n"
+        "def score(target):\n    return 'pass'\n\n"
+        "def _private(target):\n    return 'pass'\n\n"
+        "class Scorer:\n    def __call__(self, target):\n        return 'pass'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "probeapp"
+    sys.modules.pop("probeapp", None)
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "probeapp:os.system",  # an attribute path through an imported module
+        "probeapp:system",  # a re-exported built-in
+        "probeapp:__import__",
+        "probeapp:_private",
+        "probeapp:Scorer",  # a class, not a function
+        "probeapp:score()",
+    ],
+)
+def test_allowed_imports_name_only_public_functions_defined_in_the_module(
+    app_module: str, ref: str
+) -> None:
+    reg = FunctionRegistry(allow_imports=[app_module])
+    with pytest.raises(ConfigError, match=ref.replace("(", r"\(").replace(")", r"\)")):
+        reg.resolve(ref)
+    assert reg.resolve("probeapp:score")("x") == "pass"
+
+
+async def test_an_imported_function_still_runs_when_allowed(app_module: str) -> None:
+    levels = [
+        {"id": "pass", "label": "Pass", "score": 1.0},
+        {"id": "fail", "label": "Fail", "score": 0.0},
+    ]
+    c = Criterion.model_validate(
+        {
+            "name": "c",
+            "requirement": "x",
+            "weight": 1,
+            "options": [{"label": "pass", "value": 1.0}, {"label": "fail", "value": 0.0}],
+            "scoring_method": {"type": "function", "function_ref": "probeapp:score"},
+        }
+    )
+    del levels
+    report = await run_method(c, "target", functions=FunctionRegistry(allow_imports=["probeapp"]))
+    assert report.error is None and report.selection is not None
+
+
+def test_a_status_digit_in_content_length_is_refused() -> None:
+    import re
+
+    assert not re.fullmatch(r"[0-9]{1,18}", "²00")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False)
+        | st.text(max_size=20),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.dictionaries(st.text(max_size=10), children, max_size=4)
+        ),
+        max_leaves=30,
+    )
+)
+def test_any_json_value_is_a_rubric_or_a_clean_error(value: Any) -> None:
+    from rubricate._formats._load import load_data as load
+
+    for data in (value, {"criteria": value}, [value], {"format": "rubricate/1", "criteria": value}):
+        try:
+            load(json.loads(json.dumps(data)))
+        except RubricateError:
+            pass
+        except (TypeError, ValueError) as e:  # only a RubricateError may escape
+            if not isinstance(e, RubricateError):
+                raise AssertionError(f"{type(e).__name__} for {data!r}: {e}") from e
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.dictionaries(
+                st.sampled_from(
+                    ["prompt", "rubric", "items", "submission", "ground_truth", "id", "x"]
+                ),
+                children,
+                max_size=5,
+            )
+        ),
+        max_leaves=30,
+    )
+)
+def test_any_dataset_document_is_a_dataset_or_a_clean_error(value: Any) -> None:
+    for data in (
+        value,
+        {"prompt": "q", "rubric": [{"requirement": "x", "weight": 1}], "items": value},
+    ):
+        try:
+            RubricDataset.from_dict(data, source="fuzz")
+        except RubricateError:
+            pass
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (
+            "id: r\nname: r\nversion: 1.0.0\ndescription: d\ntarget_type: t\npass_threshold: 0.5\n"
+            "criteria:\n- id: c\n  name: c\n  description: d\n  weight: 1\n"
+            "  scoring_method: {type: [llm]}\n  levels:\n"
+            "  - {id: good, label: Good, score: 1.0}\n  - {id: bad, label: Bad, score: 0.0}\n",
+            "criteria[0].scoring_method.type",
+        ),
+        (
+            "name: x\nversion: 1.0.0\ndomain: code\nscale: {min: 0, max: 10}\ncriteria:\n"
+            "- {name: a, description: d, weight: 1.0, subcriteria: 1.5}\n",
+            "criteria[0].subcriteria",
+        ),
+        (
+            "name: x\nversion: 1.0.0\ndomain: code\nscale: {min: 0, max: 10}\ncriteria:\n"
+            "- name: a\n  description: d\n  weight: 1.0\n  subcriteria:\n"
+            "  - {name: {x: 1}, description: y}\n",
+            "criteria[0].subcriteria[0].name",
+        ),
+    ],
+)
+def test_malformed_peer_formats_are_clean_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, where: str
+) -> None:
+    path = tmp_path / "r.yaml"
+    path.write_text(text)
+    for args in (["validate", str(path)], ["convert", str(path), "--to", "native"]):
+        assert main(args) == 1
+        said = capsys.readouterr()
+        assert where in said.out + said.err and "Traceback" not in said.err
+
+
+def test_a_bare_model_name_hints_at_its_backend(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text("- name: a\n  weight: 1\n  requirement: x\n")
+    assert main(["grade", str(rubric), "--text", "hi", "--judge", "gpt-4o-mini"]) == 1
+    assert "e.g. 'openai/gpt-4o-mini'" in capsys.readouterr().err
+
+
+def test_registry_add_takes_the_name_as_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = Path(__file__).parent.parent
+    db = f"sqlite:///{tmp_path / 'reg.sqlite3'}"
+    example = root / "examples" / "native" / "why_sky_blue.yaml"
+    assert main(["registry", "add", str(example), "--db", db]) == 0
+    said = capsys.readouterr()
+    assert "using 'why_sky_blue' (its name)" in said.err
+    assert "registered why_sky_blue 1.0.0" in said.out
+
+
+def test_migrating_a_v2_file_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = Path(__file__).parent.parent
+    src = tmp_path / "r.json"
+    src.write_text((root / "examples" / "openrubricrl" / "code_quality_basic.json").read_text())
+    assert main(["migrate", str(src)]) == 0
+    first = list(tmp_path.iterdir())
+    migrated = tmp_path / "r.v2.json"
+    if migrated.exists():  # the example was v1: migrating the result changes nothing more
+        capsys.readouterr()
+        assert main(["migrate", str(migrated), "-o", str(tmp_path / "again.json")]) == 0
+        assert not (tmp_path / "again.json").exists()
+        assert "no changes, nothing written" in capsys.readouterr().err
+    else:
+        assert first == [src] and "no changes, nothing written" in capsys.readouterr().err
+
+
+def test_a_closed_stdout_ends_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `| head` having exited
+    pipe = io.TextIOWrapper(io.FileIO(write_end, "w"), encoding="utf-8", write_through=True)
+    monkeypatch.setattr(sys, "stdout", pipe)
+    try:
+        assert main(["schema"]) == 141
+    finally:
+        monkeypatch.undo()
+        try:
+            pipe.close()
+        except OSError:
+            pass
