@@ -136,8 +136,9 @@ def test_compute_weighted_score_matches_the_rubric() -> None:
     assert ds.compute_weighted_score([MET, UNMET, "Neutral", MET], normalize=False) == 8.5
     # N/A and CANNOT_ASSESS leave the denominator (autorubric's SKIP)
     assert ds.compute_weighted_score([MET, CA, "N/A", UNMET]) == 1.0
+    # under ZERO both count with no credit: an N/A option follows the strategy too
     got = ds.compute_weighted_score([MET, CA, "N/A", UNMET], cannot_assess_strategy="zero")
-    assert got == pytest.approx(10 / 15)
+    assert got == pytest.approx(10 / 20)
     with pytest.raises(VerdictError, match="'Hot'"):
         ds.compute_weighted_score([MET, MET, "Hot", MET])
     for verdicts in ([MET, MET, "Warm", UNMET], [UNMET, CA, "Cold", MET]):

@@ -130,12 +130,7 @@ async def test_nothing_graded_means_score_none(rubric: Rubric) -> None:
     report = await CriterionGrader(failing({0, 1, 2})).grade(rubric, "x")
     assert report.score is None and report.error_count == 3
     assert report.error is not None and "timeout" in report.error
-    # fallback verdicts do not invent a score when nothing was graded
-    worst = {"positive": "UNMET", "negative": "MET"}
-    report = await CriterionGrader(failing({0, 1, 2}), default_fallback_verdicts=worst).grade(
-        rubric, "x"
-    )
-    assert report.score is None
+    # with fallback verdicts the fallbacks score (see the next test)
 
 
 @pytest.mark.parametrize(
@@ -173,3 +168,54 @@ async def test_seed_reply_keys_are_understood(rubric: Rubric) -> None:
     report = await CriterionGrader(judge).grade(rubric, "x")
     first = (report.report or [])[0]
     assert first.verdict is UNMET and first.reason == "not there"
+
+
+async def test_fallback_verdicts_score_even_when_every_criterion_failed(rubric: Rubric) -> None:
+    # the `rubric` package scores its fallbacks; only without them is nothing graded
+    fallback = {"positive": "UNMET", "negative": "MET"}
+    grader = CriterionGrader(failing({0, 1, 2}), default_fallback_verdicts=fallback)
+    report = await grader.grade(rubric, "x")
+    assert report.error_count == 3 and report.score == 0.0 and report.error is None
+    kind = {"positive": "MET", "negative": "UNMET"}
+    kinder = CriterionGrader(failing({0, 1, 2}), default_fallback_verdicts=kind)
+    assert (await kinder.grade(rubric, "x")).score == 1.0
+    plain = await CriterionGrader(failing({0, 1, 2})).grade(rubric, "x")
+    assert plain.score is None and plain.error is not None
+
+
+async def test_a_subclass_aggregate_decides_the_score(rubric: Rubric) -> None:
+    from rubricate import CriterionReport, EvaluationReport
+
+    class MetShare(CriterionGrader):
+        async def aggregate(  # type: ignore[override]
+            self, reports: list[CriterionReport], *, rubric: Rubric, normalize: bool = True
+        ) -> EvaluationReport:
+            met = sum(r.verdict is MET for r in reports)
+            return EvaluationReport(score=met / len(reports), report=reports)
+
+    report = await MetShare(failing({1}), evidence="off").grade(rubric, "x")
+    assert report.score == pytest.approx(2 / 3)  # not the weighted formula
+    assert report.judge_calls == 3 and report.metadata["grader"] == "per-criterion"
+
+    class Bad(CriterionGrader):
+        def aggregate(self, reports: Any, *, rubric: Rubric, normalize: bool = True) -> Any:
+            return 0.5
+
+    with pytest.raises(ConfigError, match="must return an EvaluationReport"):
+        await Bad(failing(set()), evidence="off").grade(rubric, "x")
+
+
+async def test_holistic_all_negative_raw_score_follows_the_seed_formula() -> None:
+    # the seed: raw_score = llm / 100 * total_positive_weight, so 0.0 with no positive
+    # weight (the `rubric` package's code gives -2.4 here; the README lists the difference)
+    from rubricate._graders import RubricAsJudgeGrader
+
+    faults = Rubric(
+        [
+            Criterion(name="a", weight=-2, requirement="Is rude"),
+            Criterion(name="b", weight=-6, requirement="Is wrong"),
+        ]
+    )
+    report = await RubricAsJudgeGrader(FakeJudge([{"reason": "", "score": 70}])).grade(faults, "t")
+    assert report.score == pytest.approx(0.7) and report.raw_score == 0.0
+    assert report.llm_raw_score == 70

@@ -92,8 +92,9 @@ def test_score_json(
     [
         ([], 10 / 10),
         (["--cannot-assess", "zero"], 10 / 18),
-        (["--cannot-assess", "partial"], (10 + 4 - 7.5) / 18),
-        (["--cannot-assess", "partial", "--partial-credit", "0.2"], (10 + 1.6 - 3) / 18),
+        # partial credit is credit: the penalty that could not be assessed is not charged
+        (["--cannot-assess", "partial"], (10 + 4) / 18),
+        (["--cannot-assess", "partial", "--partial-credit", "0.2"], (10 + 1.6) / 18),
         (["--cannot-assess", "fail"], 0.0),  # (10 - 15) / 18 clamps to 0
         (["--cannot-assess", "zero", "--no-normalize"], 10.0),
         (["--cannot-assess", "fail", "--no-normalize"], -5.0),

@@ -93,9 +93,9 @@ BIN = Rubric([crit("a", 10.0), crit("b", 5.0), crit("c", -3.0)])
         ("skip", 0.5, 1.0, 10.0),
         # b gets 0 of 5, c gets 0 of -3: 10 / 15
         ("zero", 0.5, 10 / 15, 10.0),
-        # b gets 0.5 * 5, c gets 0.5 * -3: (10 + 2.5 - 1.5) / 15
-        ("partial", 0.5, 11 / 15, 11.0),
-        ("partial", 0.2, (10 + 1 - 0.6) / 15, 10.4),
+        # b gets 0.5 * 5; a penalty is not charged partial credit (autorubric): 12.5 / 15
+        ("partial", 0.5, 12.5 / 15, 12.5),
+        ("partial", 0.2, (10 + 1) / 15, 11.0),
         # worst case for the sign: b UNMET, c MET: (10 - 3) / 15
         ("fail", 0.5, 7 / 15, 7.0),
     ],
@@ -122,11 +122,17 @@ def test_fail_on_all_negative_rubric_assumes_the_fault() -> None:
     assert NEG.compute_score([CA, "UNMET"], cannot_assess_strategy="skip") == 1.0
 
 
-def test_nothing_counted_scores_zero() -> None:
-    assert BIN.compute_score([CA, CA, CA]) == 0.0
+def test_nothing_counted_has_no_score() -> None:
+    assert BIN.compute_score([CA, CA, CA]) is None  # autorubric returns None too
     assert BIN.compute_score([CA, CA, CA], normalize=False) == 0.0
-    # only a penalty counted in a mixed rubric: no positive weight, score 0 (autorubric)
-    assert BIN.compute_score([CA, CA, "UNMET"]) == 0.0
+    # only a penalty counted: no positive weight counted, so the all-negative formula
+    assert BIN.compute_score([CA, CA, "UNMET"]) == 1.0
+    assert BIN.compute_score([CA, CA, "MET"]) == 0.0
+    # a zero weight beside a penalty, both UNMET: 1.0 in autorubric and both `rubric`s
+    zero = Rubric([crit("z", 0.0), crit("p", -5.0)])
+    assert zero.compute_score(["UNMET", "UNMET"]) == 1.0
+    assert zero.compute_score(["MET", "MET"]) == 0.0
+    assert Rubric([crit("z", 0.0)]).compute_score(["MET"]) is None
 
 
 # -- multi-choice criteria ----------------------------------------------------------------------
@@ -151,8 +157,9 @@ MC_NEG = Rubric(
         (MC, ["UNMET", "Good"], "skip", 6 / 10),
         (MC, ["MET", "N/A"], "skip", 1.0),  # N/A leaves the denominator
         (MC, ["UNMET", "N/A"], "skip", 0.0),
-        (MC, ["MET", "N/A"], "fail", 1.0),  # N/A is excluded whatever the strategy
-        (MC, ["MET", "N/A"], "zero", 1.0),
+        (MC, ["MET", "N/A"], "fail", 4 / 10),  # N/A follows the strategy: worst option
+        (MC, ["MET", "N/A"], "zero", 4 / 10),  # [10, 5 N/A] -> 0.667 in autorubric alike
+        (MC, ["MET", "N/A"], "partial", (4 + 0.25 * 6) / 10),
         (MC, ["MET", CA], "skip", 1.0),
         (MC, ["MET", CA], "zero", 4 / 10),
         (MC, ["MET", CA], "partial", (4 + 0.25 * 6) / 10),
@@ -162,7 +169,7 @@ MC_NEG = Rubric(
         (MC_NEG, ["MET", "lots"], "skip", 0.0),  # raw -2 clamps
         (MC_NEG, ["MET", "n/a"], "skip", 1.0),
         (MC_NEG, ["MET", CA], "zero", 1.0),
-        (MC_NEG, ["MET", CA], "partial", (4 - 0.25 * 6) / 4),
+        (MC_NEG, ["MET", CA], "partial", 1.0),  # a penalty gets no partial charge
         (MC_NEG, ["MET", CA], "fail", 0.0),  # worst for a penalty: "lots" (1.0)
     ],
 )
@@ -373,12 +380,16 @@ def test_strategy_names_are_case_insensitive_and_checked() -> None:
 
 # -- finalize: errors, usage, sections ------------------------------------------------------------
 def test_finalize_all_errors_means_no_score() -> None:
-    reports = reports_from_verdicts(BIN, ["UNMET", "UNMET", "UNMET"])
+    reports = reports_from_verdicts(BIN, ["CANNOT_ASSESS"] * 3)
     failed = [r.model_copy(update={"error": "timeout: judge did not answer"}) for r in reports]
     report = finalize(BIN, failed)
     assert report.score is None
     assert report.error_count == 3
     assert report.error is not None and "timeout" in report.error
+    # errors that a fallback verdict stood in for still score
+    fallbacks = reports_from_verdicts(BIN, ["UNMET", "UNMET", "UNMET"])
+    fallen = [r.model_copy(update={"error": "timeout: x"}) for r in fallbacks]
+    assert finalize(BIN, fallen).score == 0.0
 
 
 def test_finalize_counts_errors_and_sums_usage() -> None:
@@ -430,9 +441,23 @@ def test_by_section_follows_the_policy() -> None:
     assert raw["Style"].score is None
 
 
-def test_section_with_only_a_penalty_counted_has_no_score() -> None:
+def test_section_with_only_a_penalty_counted_uses_the_all_negative_formula() -> None:
     rubric = Rubric([crit("good", 4.0, section="S"), crit("bad", -2.0, section="S")])
     report = finalize(rubric, reports_from_verdicts(rubric, [CA, "UNMET"]))
     (section,) = report.by_section()
-    assert section.score is None and section.raw_score == 0.0
-    assert report.score == 0.0  # the whole report keeps autorubric's convention
+    # only the penalty counted: the all-negative formula, for the section and the report
+    assert section.score == 1.0 and section.raw_score == 0.0
+    assert report.score == 1.0
+
+
+def test_sums_are_compensated_so_thresholds_do_not_flip_with_order() -> None:
+    # 0.1 * 3 in plain float sums is 0.30000000000000004 one way and 0.3 another
+    weights = [0.1, 0.2, 0.3, 0.1, 0.2, 0.1]
+    forward = Rubric([crit(f"c{i}", w) for i, w in enumerate(weights)], pass_threshold=0.5)
+    backward = Rubric([crit(f"c{i}", w) for i, w in enumerate(reversed(weights))])
+    met = ["MET", "UNMET", "MET", "UNMET", "UNMET", "MET"]
+    a = forward.compute_score(met)
+    b = backward.compute_score(list(reversed(met)))
+    assert a == b == pytest.approx(0.5)
+    report = finalize(forward, reports_from_verdicts(forward, met))
+    assert report.passed is True

@@ -79,18 +79,20 @@ def policies(draw: st.DrawFn) -> ScoringPolicy:
 def _credit(c: Criterion, v: Any, p: ScoringPolicy) -> float | None:
     if c.options is not None and v != "CANNOT_ASSESS":
         opt = next(o for o in c.options if o.label == v)
-        return None if opt.na else opt.value
-    if v in ("MET", True, 1):
+        if not opt.na:
+            return opt.value
+        # an N/A option is handled as CANNOT_ASSESS (autorubric: "CANNOT_ASSESS / NA")
+    elif v in ("MET", True, 1):
         return 1.0
-    if v in ("UNMET", False, 0):
+    elif v in ("UNMET", False, 0):
         return 0.0
     s = p.cannot_assess.value
     if s == "skip":
         return None
     if s == "zero":
         return 0.0
-    if s == "partial":
-        return p.partial_credit
+    if s == "partial":  # credit for positive weights only; a penalty is not charged
+        return p.partial_credit if c.weight >= 0 else 0.0
     if c.options is not None:  # fail: the worst scored option for the weight's sign
         scored = [o.value for o in c.options if not o.na]
         return max(scored) if c.weight < 0 else min(scored)
@@ -99,7 +101,6 @@ def _credit(c: Criterion, v: Any, p: ScoringPolicy) -> float | None:
 
 def _reference(cs: list[Criterion], vs: list[Any], p: ScoringPolicy) -> tuple[float | None, float]:
     """(normalised score or None when nothing counted, raw sum); consumes ``vs``."""
-    all_negative = all(c.weight < 0 for c in cs)
     pairs = []
     for c in cs:
         if c.subcriteria:
@@ -109,23 +110,20 @@ def _reference(cs: list[Criterion], vs: list[Any], p: ScoringPolicy) -> tuple[fl
         if credit is not None:
             pairs.append((credit, c.weight))
     raw = sum(v * w for v, w in pairs)
-    if not pairs:
-        return None, raw
-    if all_negative:
-        denominator = sum(abs(w) for _, w in pairs)
-        return min(1.0, max(0.0, 1 + raw / denominator)), raw
-    denominator = sum(w for _, w in pairs if w > 0)
-    if denominator == 0:
-        return None, raw
-    return min(1.0, max(0.0, raw / denominator)), raw
+    positive = sum(w for _, w in pairs if w > 0)
+    if positive > 0:
+        return min(1.0, max(0.0, raw / positive)), raw
+    absolute = sum(abs(w) for _, w in pairs)
+    if absolute > 0:  # no positive weight counted: 1 + raw / sum|w|
+        return min(1.0, max(0.0, 1 + raw / absolute)), raw
+    return None, raw
 
 
-def reference(rubric: Rubric, verdicts: list[Any], p: ScoringPolicy) -> tuple[float, float]:
-    score, raw = _reference(rubric.criteria, list(verdicts), p)
-    return (0.0 if score is None else score), raw
+def reference(rubric: Rubric, verdicts: list[Any], p: ScoringPolicy) -> tuple[float | None, float]:
+    return _reference(rubric.criteria, list(verdicts), p)
 
 
-def score(rubric: Rubric, verdicts: list[Any], p: ScoringPolicy) -> float:
+def score(rubric: Rubric, verdicts: list[Any], p: ScoringPolicy) -> float | None:
     return rubric.compute_score(
         verdicts,
         normalize=p.normalize,
@@ -145,8 +143,11 @@ def test_matches_reference_and_stays_in_bounds(
         p = ScoringPolicy(strategy, partial)
         got = score(rubric, verdicts, p)
         want, raw = reference(rubric, verdicts, p)
-        assert 0.0 <= got <= 1.0
-        assert got == pytest.approx(want, abs=1e-9)
+        if want is None:
+            assert got is None
+        else:
+            assert got is not None and 0.0 <= got <= 1.0
+            assert got == pytest.approx(want, abs=1e-9)
         unnormalised = ScoringPolicy(strategy, partial, normalize=False)
         assert score(rubric, verdicts, unnormalised) == pytest.approx(raw, abs=1e-9)
 

@@ -264,8 +264,10 @@ class RubricDataset:
         *,
         cannot_assess_strategy: CannotAssessStrategy | str = CannotAssessStrategy.SKIP,
         partial_credit: float = 0.5,
-    ) -> float:
+    ) -> float | None:
         """Score verdicts (e.g. ground truth) with ``rubric`` or the global rubric.
+
+        None when nothing with a non-zero weight counted (see ``Rubric.compute_score``).
 
         The same computation as ``Rubric.compute_score`` and every grader.
 

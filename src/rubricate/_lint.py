@@ -161,7 +161,7 @@ def achievable_range(rubric: Rubric) -> tuple[float, float]:
 
     low = score_reports(_extreme_reports(rubric, False), all_negative=rubric.is_all_negative)
     high = score_reports(_extreme_reports(rubric, True), all_negative=rubric.is_all_negative)
-    return low.score, high.score
+    return (low.score or 0.0), (high.score if high.score is not None else 0.0)
 
 
 def _threshold(rubric: Rubric) -> list[LintFinding]:

@@ -188,11 +188,13 @@ class Rubric(BaseModel):
         normalize: bool = True,
         cannot_assess_strategy: Any = "skip",
         partial_credit: float = 0.5,
-    ) -> float:
+    ) -> float | None:
         """Score verdicts without a judge (autorubric's ``compute_score``).
 
         ``verdicts`` is a list in leaf-criterion order or a mapping keyed by leaf
         name/id; values are MET / UNMET / CANNOT_ASSESS, option labels, true/false or 1/0.
+        Returns None when no criterion with a non-zero weight counted (everything was
+        skipped as CANNOT_ASSESS or N/A), as autorubric does.
         """
         from ._scoring import CannotAssessStrategy, ScoringPolicy, reports_from_verdicts
         from ._scoring import score_reports as _score

@@ -10,15 +10,21 @@ For each counted criterion *i* with credit ``v_i`` in [0, 1] and weight ``w_i``:
     score     = clamp(1 + raw_score / sum(|w_i|))          rubric whose weights are all negative
 
 Credit: MET is 1, UNMET is 0, an option gives its value; a parent criterion gives
-the same formula applied to its children (the PaperBench weighted mean). An N/A
-option is never counted. CANNOT_ASSESS follows the :class:`CannotAssessStrategy`.
-When the formula has no denominator (nothing counted, or only penalties counted in
-a rubric that has positive criteria) the score is 0.0, autorubric's convention.
+the same formula applied to its children (the PaperBench weighted mean).
+CANNOT_ASSESS and an N/A option follow the :class:`CannotAssessStrategy` (as
+autorubric's ``compute_score`` documents: "how to handle CANNOT_ASSESS / NA").
+
+Which formula applies depends on the weights that *counted*: when no criterion with
+a positive weight counted (a rubric of penalties, zero weights beside penalties, or
+positive criteria all skipped), the all-negative formula is used, as the seed
+``rubric`` package states it and autorubric and ``rubric`` compute it. When nothing
+with a non-zero weight counted, there is no score: ``None``, as autorubric returns.
 Verdict values are parsed into reports in ``_verdicts`` (re-exported here).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -103,7 +109,9 @@ def _cannot_assess_value(criterion: Criterion, policy: ScoringPolicy) -> float |
     if strategy is CannotAssessStrategy.ZERO:
         return 0.0
     if strategy is CannotAssessStrategy.PARTIAL:
-        return policy.partial_credit
+        # partial credit is credit: a penalty that could not be assessed is not charged
+        # (autorubric's compute_score, which the seed leaves unstated)
+        return policy.partial_credit if criterion.weight >= 0 else 0.0
     if criterion.is_multi_choice:
         return criterion.worst_scored_option()[1].value
     return 0.0 if criterion.weight >= 0 else 1.0
@@ -114,7 +122,9 @@ def report_value(report: CriterionReport, policy: ScoringPolicy = DEFAULT_POLICY
     if report.children:
         return _normalized(list(report.children), policy, _all_negative(report.children))[0]
     if report.selection is not None:
-        return None if report.selection.na else report.selection.value
+        if report.selection.na:
+            return _cannot_assess_value(report.criterion, policy)
+        return report.selection.value
     if report.verdict is CriterionVerdict.MET:
         return 1.0
     if report.verdict is CriterionVerdict.UNMET:
@@ -127,12 +137,15 @@ def _all_negative(reports: Iterable[CriterionReport]) -> bool:
 
 
 def _normalized(
-    reports: Sequence[CriterionReport], policy: ScoringPolicy, all_negative: bool
+    reports: Sequence[CriterionReport], policy: ScoringPolicy, all_negative: bool = False
 ) -> tuple[float | None, float, bool]:
-    """(normalised score or None if nothing counted, raw weighted sum, anything counted)."""
-    raw = 0.0
-    positive = 0.0
-    absolute = 0.0
+    """(normalised score or None if nothing counted, raw weighted sum, anything counted).
+
+    ``all_negative`` is kept for callers; the formula follows the weights that counted.
+    """
+    terms: list[float] = []
+    positives: list[float] = []
+    absolutes: list[float] = []
     counted = False
     for r in reports:
         v = report_value(r, policy)
@@ -140,14 +153,19 @@ def _normalized(
             continue
         counted = True
         w = r.criterion.weight
-        raw += v * w
-        absolute += abs(w)
+        terms.append(v * w)
+        absolutes.append(abs(w))
         if w > 0:
-            positive += w
-    if all_negative:
-        score = 1.0 + raw / absolute if absolute > 0 else None
+            positives.append(w)
+    # compensated sums (as Python 3.12's sum() is): scores at a pass threshold must not
+    # flip on the order of the criteria
+    raw, positive, absolute = math.fsum(terms), math.fsum(positives), math.fsum(absolutes)
+    if positive > 0:
+        score: float | None = raw / positive
+    elif absolute > 0:  # no positive weight counted: the all-negative formula
+        score = 1.0 + raw / absolute
     else:
-        score = raw / positive if positive > 0 else None
+        score = None
     if score is not None:
         score = max(0.0, min(1.0, score))
     return score, raw, counted
@@ -155,9 +173,9 @@ def _normalized(
 
 @dataclass(frozen=True)
 class ScoreResult:
-    """The numbers :func:`score_reports` computes."""
+    """The numbers :func:`score_reports` computes (``score`` None when nothing counted)."""
 
-    score: float
+    score: float | None
     raw_score: float
     cannot_assess_count: int
 
@@ -180,7 +198,7 @@ def score_reports(
     neg = _all_negative(reports) if all_negative is None else all_negative
     score, raw, _ = _normalized(reports, policy, neg)
     ca = sum(1 for r in _leaf_reports(reports) if r.verdict is CriterionVerdict.CANNOT_ASSESS)
-    final = (score if score is not None else 0.0) if policy.normalize else raw
+    final = score if policy.normalize else raw
     return ScoreResult(score=final, raw_score=raw, cannot_assess_count=ca)
 
 
@@ -192,7 +210,9 @@ def finalize(
 ) -> EvaluationReport:
     """Score reports into an :class:`EvaluationReport` (scale, pass and errors included).
 
-    When every leaf failed with a judge error, nothing was graded: ``score`` is None.
+    When every leaf failed with a judge error and no fallback verdict stood in for
+    it, nothing was graded: ``score`` is None. With ``default_fallback_verdicts`` the
+    fallback verdicts score, as the seed ``rubric`` package's fallbacks do.
     """
     from ._reports import EvaluationReport, TokenUsage
 
@@ -203,7 +223,12 @@ def finalize(
     cost = None if any(c is None for c in costs) or not costs else sum(c or 0.0 for c in costs)
     fields.setdefault("token_usage", usage)
     fields.setdefault("completion_cost", cost)
-    if leaves and len(errors) == len(leaves):
+    unanswered = [
+        r
+        for r in errors
+        if r.selection is None and r.verdict in (None, CriterionVerdict.CANNOT_ASSESS)
+    ]
+    if leaves and len(unanswered) == len(leaves):  # fallback verdicts still score
         return EvaluationReport(
             score=None,
             report=reports,
@@ -213,8 +238,10 @@ def finalize(
         )
     result = score_reports(reports, policy, all_negative=rubric.is_all_negative)
     unit = result.score if policy.normalize else _unit(reports, policy, rubric)
-    scaled = rubric.scale.map(unit) if rubric.scale is not None else None
-    passed = unit >= rubric.pass_threshold if rubric.pass_threshold is not None else None
+    scaled = rubric.scale.map(unit) if rubric.scale is not None and unit is not None else None
+    passed = None
+    if rubric.pass_threshold is not None and unit is not None:
+        passed = unit >= rubric.pass_threshold
     return EvaluationReport(
         score=result.score,
         raw_score=result.raw_score,
@@ -227,7 +254,7 @@ def finalize(
     )
 
 
-def _unit(reports: list[CriterionReport], policy: ScoringPolicy, rubric: Rubric) -> float:
+def _unit(reports: list[CriterionReport], policy: ScoringPolicy, rubric: Rubric) -> float | None:
     normalized = ScoringPolicy(policy.cannot_assess, policy.partial_credit, normalize=True)
     return score_reports(reports, normalized, all_negative=rubric.is_all_negative).score
 

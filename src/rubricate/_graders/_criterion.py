@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from .._errors import ConfigError, JudgeError
 from .._judges._base import JudgeRequest
-from .._model import Criterion, ScoringType
+from .._model import Criterion, Rubric, ScoringType
 from .._reports import CriterionReport, EvaluationReport
-from .._scoring import assemble_reports, finalize
+from .._scoring import ScoringPolicy, assemble_reports, finalize
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine
@@ -365,19 +366,39 @@ class CriterionGrader(Grader):
         )
         return self.decide(criterion, index, outcomes)
 
-    def finish(
+    async def finish(
         self, ctx: GradeContext, leaves: Sequence[Leaf], extra_calls: int = 0
     ) -> EvaluationReport:
-        """Assemble leaf results into the report (scores come from ``finalize``)."""
+        """Assemble leaf results and hand them to :meth:`aggregate` for the score."""
         reports = assemble_reports(ctx.rubric.criteria, [r for r, _, _ in leaves])
-        return finalize(
-            ctx.rubric,
-            reports,
-            self.policy,
-            judge_calls=sum(c for _, c, _ in leaves) + extra_calls,
-            cached_calls=sum(k for _, _, k in leaves),
-            metadata=self._metadata(),
+        report = self.aggregate(reports, rubric=ctx.rubric, normalize=self.normalize)
+        if inspect.isawaitable(report):
+            report = await report
+        if not isinstance(report, EvaluationReport):
+            raise ConfigError(
+                f"{type(self).__name__}.aggregate() returned {type(report).__name__}; it must "
+                "return an EvaluationReport"
+            )
+        return report.model_copy(
+            update={
+                "judge_calls": sum(c for _, c, _ in leaves) + extra_calls,
+                "cached_calls": sum(k for _, _, k in leaves),
+                "metadata": {**self._metadata(), **report.metadata},
+            }
         )
+
+    def aggregate(
+        self, reports: list[CriterionReport], *, rubric: Rubric, normalize: bool = True
+    ) -> EvaluationReport | Awaitable[EvaluationReport]:
+        """Turn the criteria's results into the report's score (the seed's ``aggregate()``).
+
+        Override it in a subclass (sync or ``async def``) to score differently; the
+        default is the shared scoring (``_scoring.finalize``) with this grader's policy.
+        """
+        policy = self.policy
+        if normalize != policy.normalize:
+            policy = ScoringPolicy(policy.cannot_assess, policy.partial_credit, normalize)
+        return finalize(rubric, reports, policy)
 
     # -- the grader --------------------------------------------------------------
     async def _grade(self, ctx: GradeContext) -> EvaluationReport:
@@ -387,7 +408,7 @@ class CriterionGrader(Grader):
         self.check_methods(criteria)
         prefix = self.prefix(ctx)
         leaves = await gather_all([self.leaf(ctx, prefix, i, c) for i, c in enumerate(criteria)])
-        return self.finish(ctx, leaves)
+        return await self.finish(ctx, leaves)
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
         prefix = self.prefix(ctx)

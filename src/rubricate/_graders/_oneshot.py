@@ -133,7 +133,7 @@ class PerCriterionOneShotGrader(CriterionGrader):
             return self.decide(c, i, [got[i] for got in per_member])
 
         leaves = await gather_all([leaf(i, c) for i, c in enumerate(leaves_in)])
-        return self.finish(ctx, leaves)
+        return await self.finish(ctx, leaves)
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
         numbered = self._numbered(ctx, "")
