@@ -16,6 +16,7 @@ from rubricate import (
     ConfigError,
     Criterion,
     CriterionOption,
+    CriterionVerdict,
     DatasetError,
     RubricateError,
     RubricDataset,
@@ -321,3 +322,101 @@ def test_a_closed_stdout_ends_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
             pipe.close()
         except OSError:
             pass
+
+
+def _verdict_rubric() -> list[Criterion]:
+    return [Criterion(name="c", weight=1, requirement="States A")]
+
+
+def test_a_rejected_reply_is_neither_cached_nor_replayed(chat_server: Any, tmp_path: Path) -> None:
+    from chat_server import Reply
+    from rubricate._judges._registry import get_judge
+
+    chat_server.script(Reply.json({"answer": "maybe"}))
+    chat_server.handler = lambda body: Reply.json({"answer": "yes"})
+    cache = str(tmp_path / "cache.sqlite3")
+
+    def grade(**options: Any) -> Any:
+        judge = get_judge("openai/t", base_url=chat_server.base_url, cache=cache, **options)
+        report = CriterionGrader(judge, verdict_method="verdict-only").grade_sync(
+            _verdict_rubric(), "A"
+        )
+        return (report.report or [])[0]
+
+    assert grade().error_category == "parse"  # 'maybe' is no answer: recorded, not cached
+    assert grade().verdict is CriterionVerdict.MET  # asked again, not replayed
+    assert len(chat_server.chat_requests) == 2
+    assert grade().verdict is CriterionVerdict.MET
+    assert len(chat_server.chat_requests) == 2  # the good answer came from the cache
+    grade(refresh_cache=True)
+    assert len(chat_server.chat_requests) == 3  # --refresh-cache asks again
+
+
+async def test_a_resumed_run_asks_again_what_did_not_answer(tmp_path: Path) -> None:
+    from rubricate._runs import evaluate
+
+    calls: list[str] = []
+
+    def answer(req: Any) -> Any:
+        calls.append(req.user)
+        return {"answer": "perhaps"} if len(calls) == 1 else {"answer": "yes"}
+
+    ds = RubricDataset(prompt="q", rubric=_verdict_rubric())
+    ds.add_item(submission="A", id="i")
+    grader = CriterionGrader(FakeJudge(default=answer), verdict_method="verdict-only")
+    first = await evaluate(ds, grader, run_dir=tmp_path / "run")
+    cr = ((first.reports[0] or None) and first.reports[0].report or [])[0]
+    assert cr.error_category == "parse"  # fake judges are not retried by the judge layer
+    second = await evaluate(ds, grader, run_dir=tmp_path / "run", resume=True, force=True)
+    report = second.reports[0]
+    assert report is not None and (report.report or [])[0].verdict is CriterionVerdict.MET
+    assert len(calls) == 2  # the bad answer was not replayed
+
+
+async def test_a_run_asks_each_judge_in_its_own_preferred_layout(tmp_path: Path) -> None:
+    from rubricate._runs import evaluate
+
+    class Prefers(FakeJudge):
+        preferred_verdict_method = "verdict-only"
+
+    judge = Prefers(default={"answer": "yes"})
+    ds = RubricDataset(prompt="q", rubric=_verdict_rubric())
+    ds.add_item(submission="A", id="i")
+    await evaluate(ds, CriterionGrader(judge), run_dir=tmp_path / "run")
+    assert list(judge.requests[0].schema["properties"]) == ["answer"]
+
+
+def test_a_run_directory_is_locked_against_a_second_process(tmp_path: Path) -> None:
+    import subprocess
+
+    from rubricate._runs._lock import RunLock
+
+    run = tmp_path / "run"
+    with RunLock(run):
+        code = (
+            "import sys\nfrom rubricate._runs._lock import RunLock\n"
+            "from rubricate import UsageError\n"
+            "try:\n    RunLock(sys.argv[1]).__enter__()\n"
+            "except UsageError as e:\n    print(e); raise SystemExit(3)\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(run)], capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 3
+        assert "is in use by another rubricate process (pid" in out.stdout
+        assert str(__import__("os").getpid()) in out.stdout
+    with RunLock(run):  # released on exit: taken again at once
+        pass
+
+
+async def test_evaluate_refuses_a_run_directory_in_use(tmp_path: Path) -> None:
+    from rubricate import UsageError
+    from rubricate._runs import evaluate
+    from rubricate._runs._lock import RunLock
+
+    ds = RubricDataset(prompt="q", rubric=_verdict_rubric())
+    ds.add_item(submission="A", id="i")
+    with RunLock(tmp_path / "run"), pytest.raises(UsageError, match="in use by another"):
+        await evaluate(ds, CriterionGrader(FakeJudge()), run_dir=tmp_path / "run")
+    done = await evaluate(ds, CriterionGrader(FakeJudge()), run_dir=tmp_path / "run")
+    assert done.summary.items_failed == 0

@@ -14,7 +14,31 @@ from .._errors import ConfigError
 from .._graders._evidence import EVIDENCE_POLICIES
 from .._graders._prompts import VERDICT_METHODS
 
-__all__ = ["add_trust_args", "trust_options"]
+__all__ = ["add_cache_args", "add_trust_args", "cache_options", "trust_options"]
+
+
+def add_cache_args(p: argparse.ArgumentParser) -> None:
+    """``--no-cache`` and ``--refresh-cache`` (the judge layer's response cache)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the response cache",
+    )
+    g.add_argument(
+        "--refresh-cache",
+        action="store_true",
+        help="ask the judge again and overwrite what the response cache holds",
+    )
+
+
+def cache_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Judge options for the cache flags (empty when neither was given)."""
+    if getattr(args, "no_cache", False):
+        return {"cache": False}
+    if getattr(args, "refresh_cache", False):
+        return {"refresh_cache": True}
+    return {}
 
 
 def add_trust_args(p: argparse.ArgumentParser, *, calibration: bool = True) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
-from ._trust_args import add_trust_args
+from ._trust_args import add_cache_args, add_trust_args
 
 __all__ = ["register", "run"]
 
@@ -47,6 +47,7 @@ def register(subparsers: Any) -> None:
         "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_cache_args(p)
     add_trust_args(p)
     p.set_defaults(func=run)
 

@@ -20,7 +20,13 @@ from .._errors import ConfigError, RunError
 from .._model import Rubric
 from .._reports import EvaluationReport
 from ._grade_io import Item, Progress, estimate_cost, read_items, summary
-from ._trust_args import add_trust_args, cascade_estimate, trust_options
+from ._trust_args import (
+    add_cache_args,
+    add_trust_args,
+    cache_options,
+    cascade_estimate,
+    trust_options,
+)
 
 __all__ = ["register", "run"]
 
@@ -62,6 +68,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="count calls, tokens and cost; call nothing"
     )
+    add_cache_args(p)
     add_trust_args(p)
     p.set_defaults(func=run)
 
@@ -116,8 +123,11 @@ def _grader(args: argparse.Namespace) -> Any:
     max_examples = getattr(args, "max_examples", None)  # `evaluate` shares this helper
     if max_examples is not None and cls is not RubricAsJudgeGrader:
         options["max_examples"] = max_examples
+    judge_options = cache_options(args)
     if args.base_url:
-        options["judge_options"] = {"base_url": args.base_url}
+        judge_options["base_url"] = args.base_url
+    if judge_options:
+        options["judge_options"] = judge_options
     judges = _judge_specs(args)
     if judges and args.judge:
         raise ConfigError("give --judge or --judges, not both")

@@ -117,4 +117,5 @@ class JudgeConfig:
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
     cache: bool | str = True
+    refresh_cache: bool = False
     prices: Mapping[str, float] | None = None

@@ -25,6 +25,7 @@ from ._cache import ResponseCache, cache_key, open_cache
 from ._cost import check_prices, cost_of
 from ._limits import ProviderLimits, limits_for
 from ._retry import TRANSIENT, Backoff, retry_after_of
+from ._schema_check import schema_accepts
 
 __all__ = ["Provider", "ReliableJudge", "make_reliable"]
 
@@ -160,9 +161,10 @@ class ReliableJudge:
         start = time.perf_counter()
         cache = self._cache_for(request)
         key = self.key_for(request) if cache is not None else None
-        if cache is not None and key is not None:
+        if cache is not None and key is not None and not self.config.refresh_cache:
             hit = cache.get(key)
-            if hit is not None:
+            # only an answer to the question is replayed; a stored bad one is asked again
+            if hit is not None and schema_accepts(request.schema, hit["data"]):
                 return _replay(hit, time.perf_counter() - start)
         response, attempts = await self._attempts(request)
         cost = response.cost
@@ -176,7 +178,7 @@ class ReliableJudge:
             )
         latency = time.perf_counter() - start
         response = replace(response, cost=cost, latency_s=latency, attempts=attempts)
-        if cache is not None and key is not None:
+        if cache is not None and key is not None and schema_accepts(request.schema, response.data):
             cache.put(
                 key,
                 judge=self.name,

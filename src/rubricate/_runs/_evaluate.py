@@ -24,6 +24,7 @@ from .._reports import EvaluationReport
 from .._version import __version__
 from ._bind import bind_judges
 from ._fingerprint import describe_judge, item_key, run_fingerprints
+from ._lock import RunLock
 from ._progress import ProgressArg, make_progress
 from ._recording import CURRENT_ITEM, RecordingJudge
 from ._result import ItemOutcome, RunResult
@@ -134,7 +135,15 @@ async def evaluate(
     keys = _keys(dataset)
     size = len(keys)
     scope = size if max_items is None else min(max_items, size)
-    store = RunStore(run_dir) if run_dir is not None else None
+    lock = RunLock(run_dir) if run_dir is not None else None
+    if lock is not None:
+        lock.__enter__()  # released in the finally below
+    try:
+        store = RunStore(run_dir) if run_dir is not None else None
+    except BaseException:
+        if lock is not None:
+            lock.__exit__(None, None, None)
+        raise
     wrappers: list[RecordingJudge] = []
     described: list[Any] = []
     stored_items: set[str] = set()
@@ -145,10 +154,10 @@ async def evaluate(
         wrappers.append(wrapper)
         return wrapper
 
-    bound, _ = bind_judges(grader, wrap)
     builder = SummaryBuilder(scope)
     finished: set[str] = set()
     try:
+        bound, _ = bind_judges(grader, wrap)
         if store is not None:
             _prepare(
                 store, run_fingerprints(dataset, grader, described), resume=resume, force=force
@@ -224,7 +233,8 @@ async def evaluate(
             raise
         finally:
             bar.close()
-        rows = store.judgment_rows() if store is not None else chain(*(w.rows for w in wrappers))
+        rejected = chain(*(w.rows for w in wrappers))  # all calls without a store; else rejects
+        rows = chain(store.judgment_rows(), rejected) if store is not None else rejected
         summary = builder.build(
             rows,
             replayed=sum(w.replayed for w in wrappers),
@@ -233,6 +243,8 @@ async def evaluate(
     finally:
         if store is not None:
             store.close()
+        if lock is not None:
+            lock.__exit__(None, None, None)
     done = [o for o in outcomes if o is not None]
     rd = Path(run_dir) if run_dir is not None else None
     return RunResult(done, summary, dataset_size=size, run_dir=rd)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
+from typing import Any
 
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
+from .._judges._schema_check import schema_accepts
 from ._store import JudgmentRow, RunStore, response_from_json
 
 __all__ = ["CURRENT_ITEM", "RecordingJudge", "request_hash"]
@@ -23,7 +25,7 @@ CURRENT_ITEM: contextvars.ContextVar[str] = contextvars.ContextVar("rubricate_it
 
 def request_hash(judge_name: str, request: JudgeRequest) -> str:
     """Hash what decides a judge's answer (tags are left out)."""
-    payload = {
+    payload: dict[str, Any] = {
         "judge": judge_name,
         "system": request.system,
         "user": request.user,
@@ -33,6 +35,8 @@ def request_hash(judge_name: str, request: JudgeRequest) -> str:
         "seed": request.seed,
         "max_tokens": request.max_tokens,
     }
+    if request.decision is not None:  # absent otherwise, so older runs still resume
+        payload["decision"] = [request.decision.key, list(request.decision.values)]
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -65,6 +69,16 @@ class RecordingJudge:
         """The wrapped judge."""
         return self._inner
 
+    @property
+    def preferred_verdict_method(self) -> str | None:
+        """The wrapped judge's preferred reply layout (graders ask the judge they hold)."""
+        return getattr(self._inner, "preferred_verdict_method", None)
+
+    @property
+    def default_calibration(self) -> Any:
+        """The wrapped judge's own calibration file, if it ships one."""
+        return getattr(self._inner, "default_calibration", None)
+
     async def judge(self, request: JudgeRequest) -> JudgeResponse:
         """Replay the stored answer to ``request``, or ask the judge and commit its answer."""
         item = CURRENT_ITEM.get()
@@ -77,14 +91,17 @@ class RecordingJudge:
         if store is not None and (known is None or item in known):
             stored = store.get_judgment(item, digest, occurrence)
             if stored is not None:
-                self.replayed += 1
-                return response_from_json(stored)
+                replay = response_from_json(stored)
+                if schema_accepts(request.schema, replay.data):
+                    self.replayed += 1
+                    return replay
+                # a reply that does not answer the question is asked again, not replayed
         response = await self._inner.judge(request)
         self.calls += 1
-        if store is not None:
+        if store is not None and schema_accepts(request.schema, response.data):
             tags = json.dumps(dict(request.tags), default=str) if request.tags else None
             store.put_judgment(item, digest, occurrence, self._inner.name, response, tags)
-        else:
+        else:  # kept for the summary; a rejected reply is not stored to be replayed
             row = JudgmentRow(self._inner.name, response.usage, response.cost, response.latency_s)
             self.rows.append(row)
         return response

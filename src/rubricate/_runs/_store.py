@@ -92,6 +92,7 @@ def response_to_json(response: JudgeResponse) -> str:
             "reasoning": response.reasoning,
             "model": response.model,
             "attempts": response.attempts,
+            "probabilities": dict(response.probabilities) if response.probabilities else None,
         }
     )
 
@@ -110,6 +111,7 @@ def response_from_json(text: str) -> JudgeResponse:
         reasoning=d.get("reasoning"),
         model=d.get("model", ""),
         attempts=d.get("attempts", 1),
+        probabilities=d.get("probabilities"),
     )
 
 
