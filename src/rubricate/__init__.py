@@ -146,6 +146,12 @@ if TYPE_CHECKING:
         RewardError,
         RubricReward,
     )
+    from ._calibration import (
+        Calibration,
+    )
+    from ._report import (
+        write_report,
+    )
     from ._runs import (
         RunResult,
         RunSummary,
@@ -155,6 +161,7 @@ if TYPE_CHECKING:
 
 _LAZY: dict[str, str] = {
     "Artifact": "._review",
+    "Calibration": "._calibration",
     "ArtifactStatus": "._review",
     "ArtifactStore": "._review",
     "FunctionRegistry": "._methods",
@@ -174,6 +181,7 @@ _LAZY: dict[str, str] = {
     "StorageError": "._registry",
     "VersionConflict": "._registry",
     "build_meta_rubric": "._meta",
+    "write_report": "._report",
     "compute_metrics": "._metrics",
     "evaluate": "._runs",
     "evaluate_rubric": "._methods",
@@ -207,6 +215,7 @@ __all__ = [
     "Artifact",
     "ArtifactStatus",
     "ArtifactStore",
+    "Calibration",
     "CalibrationExample",
     "CalibrationRecord",
     "CallableJudge",
@@ -297,4 +306,5 @@ __all__ = [
     "rubric_json_schema",
     "run_method",
     "validate_data",
+    "write_report",
 ]

@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "evaluate",
     "calibrate",
     "metrics",
+    "report",
     "lint",
     "registry",
     "create_template",

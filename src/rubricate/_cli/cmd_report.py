@@ -1,0 +1,42 @@
+"""``rubricate report``: one self-contained HTML page of a run, with plots.
+
+Exit codes: 0 written; 1 a usage or input error (the message says which); 2 bad
+command-line usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``report`` command."""
+    p = subparsers.add_parser(
+        "report",
+        help="write an HTML report of a run (plots, agreement, every item)",
+        description="Write one self-contained HTML file (no network needed) about a run "
+        "directory of `rubricate evaluate` or a JSONL file of `rubricate grade`.",
+    )
+    p.add_argument("source", help="run directory, or JSONL file of reports")
+    p.add_argument("-o", "--output", default="report.html", help="HTML file (default report.html)")
+    p.add_argument("--compare", metavar="OTHER", help="another run to compare with")
+    p.add_argument(
+        "--submissions",
+        metavar="INPUT.jsonl",
+        help="for a JSONL source: the grade input, to show each item's submission",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rubricate report``."""
+    from .._report import write_report
+
+    out = write_report(args.source, args.output, compare=args.compare, submissions=args.submissions)
+    print(f"wrote {Path(out)}", file=sys.stderr)
+    return 0
