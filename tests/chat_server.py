@@ -52,6 +52,7 @@ class Reply:
     finish_reason: str = "stop"
     model: str | None = None
     logprobs: list[dict[str, Any]] | None = None
+    usage_json: Any = None  # sent as the "usage" object instead of ``usage`` (bad usage)
 
     @classmethod
     def json(cls, obj: Any, **kw: Any) -> Reply:
@@ -179,6 +180,8 @@ def _completion(reply: Reply, body: Any) -> dict[str, Any]:
     if reply.usage is not None:
         p, c = reply.usage
         out["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+    if reply.usage_json is not None:
+        out["usage"] = reply.usage_json
     return out
 
 

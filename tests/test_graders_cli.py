@@ -257,7 +257,8 @@ def test_server_errors_are_recorded_and_summarised(
 ) -> None:
     chat_server.handler = lambda body: Reply.server_error(headers={"Retry-After": "0"})
     out = tmp_path / "out.jsonl"
-    assert grade_cli(files, out, chat_server, "--judge", "openai/test") == 0
+    # nothing could be graded: exit 1, the failures recorded in the reports
+    assert grade_cli(files, out, chat_server, "--judge", "openai/test") == 1
     reports = read_jsonl(out)
     assert all(r.get("score") is None for r in reports)
     crits = [c for r in reports for c in r["report"]]
@@ -273,7 +274,7 @@ def test_replies_that_are_not_json_are_recorded_as_parse_errors(
     chat_server.handler = lambda body: Reply.text("MET, clearly.")
     out = tmp_path / "out.jsonl"
     for grader in ("per-criterion", "one-shot", "holistic"):
-        assert grade_cli(files, out, chat_server, "--judge", "openai/t", "--grader", grader) == 0
+        assert grade_cli(files, out, chat_server, "--judge", "openai/t", "--grader", grader) == 1
         reports = read_jsonl(out)
         assert all(r.get("score") is None for r in reports)
         if grader == "holistic":

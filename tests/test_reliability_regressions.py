@@ -420,3 +420,68 @@ async def test_evaluate_refuses_a_run_directory_in_use(tmp_path: Path) -> None:
         await evaluate(ds, CriterionGrader(FakeJudge()), run_dir=tmp_path / "run")
     done = await evaluate(ds, CriterionGrader(FakeJudge()), run_dir=tmp_path / "run")
     assert done.summary.items_failed == 0
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": "many", "completion_tokens": 3},
+        {"prompt_tokens": -5, "completion_tokens": 1, "total_tokens": 1},
+        {"prompt_tokens": 1e300, "completion_tokens": 1},
+        {"prompt_tokens": True, "completion_tokens": 1},
+        "lots",
+    ],
+)
+def test_bad_usage_is_unknown_usage_and_the_verdict_stands(chat_server: Any, usage: Any) -> None:
+    from chat_server import Reply
+    from rubricate._judges._registry import get_judge
+
+    chat_server.handler = lambda body: Reply.json({"answer": "yes"}, usage_json=usage)
+    judge = get_judge("openai/u", base_url=chat_server.base_url, cache=False)
+    report = CriterionGrader(judge, verdict_method="verdict-only").grade_sync(
+        _verdict_rubric(), "A"
+    )
+    cr = (report.report or [])[0]
+    assert cr.verdict is CriterionVerdict.MET and cr.error is None
+    assert report.token_usage is None
+
+
+def test_one_reply_cannot_charge_the_token_limit_without_bound() -> None:
+    from rubricate._judges._limits import ProviderLimits
+
+    limits = ProviderLimits("bench").configure(None, None, 60_000)  # 1,000 tokens a second
+    assert limits.tokens is not None and limits.tokens.try_take(100) == 0.0
+    limits.settle(100, 10**15)  # a reply claims a quadrillion tokens
+    assert limits.tokens.try_take(100) < 2.0  # the next call waits seconds, not eons
+
+
+def test_a_failed_grade_keeps_the_old_output_and_exits_non_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text("- name: a\n  weight: 1\n  requirement: States A\n")
+    prev = tmp_path / "prev.jsonl"
+    prev.write_text('{"id": "old"}\n')
+    args = ["grade", str(rubric), "--text", "A", "-o", str(prev)]
+    assert main([*args, "--judge", "openai/gpt-4o-mini"]) == 1  # no key: a usage error
+    assert prev.read_text() == '{"id": "old"}\n'
+    assert list(tmp_path.glob(".prev.jsonl.*")) == []  # the temporary file is gone
+    every_call_fails = FakeJudge(default=JudgeErrorFactory())
+    from rubricate._judges import _registry
+
+    monkeypatch.setitem(_registry._FACTORIES, "failing", lambda model, cfg: every_call_fails)
+    capsys.readouterr()
+    assert main([*args, "--judge", "failing"]) == 1
+    assert "no item could be graded" in capsys.readouterr().err
+    written = prev.read_text()
+    assert '"error"' in written  # the reports of this run, failures recorded in them
+    assert main(["grade", str(rubric), "--text", "A", "--judge", "fake", "-o", str(prev)]) == 0
+
+
+class JudgeErrorFactory:
+    def __call__(self, request: Any) -> Any:
+        from rubricate import JudgeError
+
+        return JudgeError("server is down", category="server")

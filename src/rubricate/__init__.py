@@ -99,6 +99,9 @@ from ._scoring import (
 from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
+    from ._calibration import (
+        Calibration,
+    )
     from ._feedback import (
         generate_criterion_feedback,
         generate_deterministic_summary,
@@ -136,6 +139,9 @@ if TYPE_CHECKING:
         StorageError,
         VersionConflict,
     )
+    from ._report import (
+        write_report,
+    )
     from ._review import (
         Artifact,
         ArtifactStatus,
@@ -145,12 +151,6 @@ if TYPE_CHECKING:
     from ._rewards import (
         RewardError,
         RubricReward,
-    )
-    from ._calibration import (
-        Calibration,
-    )
-    from ._report import (
-        write_report,
     )
     from ._runs import (
         RunResult,

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -41,6 +43,9 @@ def register(subparsers: Any) -> None:
         help="grade submissions against a rubric",
         description="Grade submissions (JSONL: submission, id, query, reference) against a "
         "rubric; write one EvaluationReport per line, in input order.",
+        epilog="Exit codes: 0 graded (items whose judges failed are recorded in their "
+        "reports); 1 a usage or input error, or no item could be graded (-o then keeps what "
+        "it held); 2 bad command-line usage; 130 interrupted; 141 stdout closed.",
     )
     p.add_argument("rubric", help="rubric file (YAML or JSON, any supported format)")
     p.add_argument("input", nargs="?", help="JSONL file of submissions, or - for stdin")
@@ -236,16 +241,36 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args, rubric, grader, items)
     out: IO[str]
-    if args.output:
-        out = open(args.output, "w", encoding="utf-8")
+    tmp: Path | None = None
+    if args.output:  # a temporary file beside the output, renamed on success
+        target = Path(args.output)
+        if not target.parent.is_dir():
+            raise ConfigError(
+                f"-o {args.output}: the directory {str(target.parent)!r} does not exist"
+            )
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+        tmp = Path(name)
+        out = os.fdopen(fd, "w", encoding="utf-8")
     else:
         out = sys.stdout
+    ok = False
     try:
         reports = asyncio.run(_grade_all(rubric, grader, items, out, max(1, args.concurrency)))
+        ok = True
     finally:
-        if args.output:
+        if tmp is not None:
             out.close()
+            if ok:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+                os.replace(tmp, args.output)
+            else:  # what the user had at -o is left as it was
+                tmp.unlink(missing_ok=True)
     print(
         summary(reports, judges=", ".join(_spec_names(args)), grader=args.grader), file=sys.stderr
     )
+    if reports and all(r.score is None for r in reports):
+        print("rubricate: error: no item could be graded (see the errors above)", file=sys.stderr)
+        return 1
     return 0

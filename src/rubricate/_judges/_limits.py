@@ -179,9 +179,19 @@ class ProviderLimits:
             self.gate.release()
 
     def settle(self, est_tokens: int, used_tokens: int | None) -> None:
-        """Correct the token bucket once the call's real usage is known."""
+        """Correct the token bucket once the call's real usage is known.
+
+        One reply can charge at most ``MAX_CHARGE_FACTOR`` times its estimate (and at
+        least the estimate's own size): a server that claims 10^15 tokens must not
+        stall every later call.
+        """
         if self.tokens is not None and used_tokens is not None:
-            self.tokens.give_back(est_tokens - used_tokens)
+            used = min(max(used_tokens, 0), max(est_tokens, 1) * MAX_CHARGE_FACTOR)
+            self.tokens.give_back(est_tokens - used)
+
+
+MAX_CHARGE_FACTOR = 8
+"""How many times its estimate one reply may charge to a tokens-per-minute limit."""
 
 
 def _per_minute(bucket: TokenBucket | None, per_minute: float) -> TokenBucket:

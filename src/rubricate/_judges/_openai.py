@@ -252,17 +252,32 @@ class OpenAIJudge:
         )
 
 
+def _count(value: Any) -> int | None:
+    """A token count as a server reports it, or None when it is no count at all."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None if value is not None else 0
+    if not 0 <= value < 10**15 or value != value:  # negative, absurd or NaN
+        return None
+    return int(value)
+
+
 def _usage(usage: Any) -> TokenUsage | None:
+    """The reply's usage; None (unknown) when it is missing or not numbers.
+
+    Bad usage never voids a valid answer: the answer stands and its usage is unknown.
+    """
     if not isinstance(usage, dict):
         return None
     details = usage.get("prompt_tokens_details")
-    cached = (details.get("cached_tokens") if isinstance(details, dict) else None) or 0
-    prompt = usage.get("prompt_tokens") or 0
-    completion = usage.get("completion_tokens") or 0
+    cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    total = _count(usage.get("total_tokens"))
+    if prompt is None or completion is None or total is None or cached is None:
+        return None
     return TokenUsage(
         prompt_tokens=prompt,
         completion_tokens=completion,
-        total_tokens=usage.get("total_tokens") or prompt + completion,
+        total_tokens=total or prompt + completion,
         cache_read_input_tokens=cached,
     )
 
