@@ -12,7 +12,7 @@ runs in a fresh process so peak memory is per size.
 
 After the runs it measures, at the first size and in the same run, what bounds
 the ratio: the same judge with its HTTP call made by the official ``openai`` SDK
-instead of rubricate's own client (``--judge sdk``; the SDK's aiohttp transport
+instead of rubricate's aiohttp path (``--judge sdk``; the SDK's aiohttp transport
 and a pre-serialised body, the leanest path the SDK offers), the run machinery
 with no HTTP at all (``--judge stub``: a judge that sleeps ``--delay``), and the
 server alone, driven by a raw-socket client that costs almost nothing. The
@@ -269,7 +269,7 @@ def explain(http: dict, sdk: dict, stub: dict, server: dict, ideal: float, cores
     return [
         f"same judge, HTTP by the official openai SDK: {sdk['ratio']:.2f} of ideal, "
         f"{sdk['client_cpu_ms_per_judgment']:.2f} ms client CPU per judgment "
-        f"(rubricate's client: {http['ratio']:.2f}, "
+        f"(rubricate's aiohttp path: {http['ratio']:.2f}, "
         f"{http['client_cpu_ms_per_judgment']:.2f} ms)",
         f"run machinery alone (judge that only sleeps, no HTTP): {stub['ratio']:.2f} of ideal, "
         f"{stub['client_cpu_ms_per_judgment']:.2f} ms CPU per judgment",

@@ -1,51 +1,49 @@
-"""JSON over HTTP for the judge backends: keep-alive connections pooled per event loop.
+"""JSON over HTTP for the judge backends, on aiohttp.
 
-At a few hundred calls per second the client's CPU, not the server, bounds a
-run's throughput. A general-purpose client (the ``openai`` SDK, aiohttp) spends
-most of a judge call's CPU on machinery the call does not use; this one does
-what a judge needs and nothing else: one :class:`Endpoint` per judge holds the
-request head ready, a call writes it with the pre-serialised body on a pooled
-HTTP/1.1 connection (``_wire``) and gets the reply's bytes back, and every
-failure becomes a :class:`JudgeError` whose category the reliability layer knows
-how to retry (``benchmarks/batch_throughput.py`` measures the difference).
+One :class:`Endpoint` per judge holds the URL and headers; a call POSTs a
+pre-serialised body and returns the reply's status, headers and (decompressed)
+body, whatever the status; every failure becomes a :class:`JudgeError` whose
+category the reliability layer knows how to retry.
 
-- Connections are pooled per event loop and origin and closed with the loop
-  (``asyncio.run`` finalizes the async generator that owns each pool). The pool
-  sets no cap: the provider limits in ``_limits`` bound the calls in flight.
-- A pooled connection the server closed while idle is replaced and the request
-  sent again, once, when no byte of a reply had arrived (as urllib3 and httpcore do).
-- ``timeout_s`` bounds the whole call, from connecting to the reply's last byte.
-- TLS certificates come from ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set, else
-  from ``certifi`` when installed, else the system's store.
-- Proxies come from the environment (``HTTPS_PROXY``, ``HTTP_PROXY``,
-  ``NO_PROXY``), read when the endpoint is made: an ``https`` URL is tunnelled
-  with ``CONNECT``, an ``http`` one is sent to the proxy in absolute form.
-  Loopback hosts (``localhost``, 127.x, ``::1``) never go through a proxy.
+- One ``aiohttp.ClientSession`` per event loop (and one more for loopback hosts),
+  closed with the loop: ``asyncio.run`` finalizes the async generator that owns it.
+  The connector keeps connections alive (idle ones expire after 30 s) and caps them
+  at ``MAX_CONNECTIONS``; the provider limits in ``_limits`` bound calls in flight.
+- ``timeout_s`` bounds the whole call; connecting has its own bound (at most 30 s).
+- A reply body may be at most ``MAX_REPLY_BYTES`` once decompressed (gzip, deflate,
+  brotli where installed): it is read in chunks and refused past the cap, so a
+  compression bomb or a chunk declared a terabyte long is never buffered.
+- TLS certificates come from ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set, else from
+  ``certifi``. An untrusted certificate is ``bad_request`` (retrying cannot help).
+- Proxies come from the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``,
+  ``NO_PROXY``, with credentials in the proxy URL); loopback hosts (``localhost``,
+  127.x, ``::1``) never go through a proxy. Redirects are followed (at most 5).
+- A pooled connection the server closed while idle is replaced and the request sent
+  once more, when no byte of a reply had arrived.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import functools
 import ipaddress
 import json
 import os
 import ssl
 import threading
-import urllib.request
 import weakref
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._version import __version__
 from ._retry import parse_retry_after
-from ._wire import Connection, ProtocolError, request_head
 
 __all__ = [
+    "MAX_CONNECTIONS",
+    "MAX_REPLY_BYTES",
     "USER_AGENT",
     "Endpoint",
     "HTTPReply",
@@ -56,6 +54,10 @@ __all__ = [
 ]
 
 USER_AGENT = f"rubricate/{__version__}"
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+"""The largest reply body read (after decompression); a judge's reply is kilobytes."""
+MAX_CONNECTIONS = 256
+"""Open connections per event loop at most (keep-alive ones included)."""
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection"})
 _LOCK = threading.Lock()
@@ -139,108 +141,119 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _env_proxy(scheme: str, host: str) -> str | None:
-    if is_loopback(host) or urllib.request.proxy_bypass(host):
-        return None  # a proxy cannot reach this machine's own servers
-    return urllib.request.getproxies().get(scheme)
+@dataclass
+class _Use:
+    """Whether a request went out on a kept-alive connection (set by aiohttp's tracing)."""
+
+    reused: bool = False
 
 
-class _Pool:
-    """Idle connections of one event loop, by (target, proxy)."""
+class _Sessions:
+    """The aiohttp sessions of one event loop: through proxies, and direct for loopback."""
 
     def __init__(self) -> None:
-        self.idle: dict[tuple[_Hop, _Hop | None], list[Connection]] = {}
+        import aiohttp
 
-    def take(self, key: tuple[_Hop, _Hop | None]) -> Connection | None:
-        idle = self.idle.get(key)
-        while idle:
-            conn = idle.pop()
-            if conn.reusable:
-                return conn
-        return None
+        trace = aiohttp.TraceConfig()
 
-    def give(self, key: tuple[_Hop, _Hop | None], conn: Connection) -> None:
-        if conn.reusable:
-            self.idle.setdefault(key, []).append(conn)
+        async def reused(_: Any, ctx: Any, __: Any) -> None:
+            if ctx.trace_request_ctx is not None:
+                ctx.trace_request_ctx.reused = True
 
-    def close(self) -> None:
-        for conns in self.idle.values():
-            for conn in conns:
-                conn.close()
-        self.idle.clear()
+        async def fresh(_: Any, ctx: Any, __: Any) -> None:
+            if ctx.trace_request_ctx is not None:
+                ctx.trace_request_ctx.reused = False
+
+        trace.on_connection_reuseconn.append(reused)
+        trace.on_connection_create_end.append(fresh)
+
+        def make(trust_env: bool) -> Any:
+            connector = aiohttp.TCPConnector(
+                limit=MAX_CONNECTIONS, ssl=_ssl_context(), keepalive_timeout=30.0
+            )
+            return aiohttp.ClientSession(
+                connector=connector,
+                trust_env=trust_env,
+                auto_decompress=True,
+                headers={"User-Agent": USER_AGENT},
+                trace_configs=[trace],
+            )
+
+        self.proxied = make(trust_env=True)
+        self.direct = make(trust_env=False)
+
+    async def close(self) -> None:
+        await self.proxied.close()
+        await self.direct.close()
 
 
-_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_Pool, AsyncIterator[None]]] = (
-    weakref.WeakKeyDictionary()
-)
+_SESSIONS: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, tuple[_Sessions, AsyncIterator[None]]
+] = weakref.WeakKeyDictionary()
 
 
-async def _owner(pool: _Pool) -> AsyncIterator[None]:
-    # finalized by asyncio.run() before it closes the loop: the sockets close on the
+async def _owner(sessions: _Sessions) -> AsyncIterator[None]:
+    # finalized by asyncio.run() before it closes the loop: the sessions close on the
     # loop that opened them, and nothing is left for the garbage collector to warn about
     try:
         yield
     finally:
-        pool.close()
+        await sessions.close()
 
 
-async def _pool() -> _Pool:
+async def _sessions() -> _Sessions:
     loop = asyncio.get_running_loop()
-    got = _POOLS.get(loop)
+    got = _SESSIONS.get(loop)
     if got is not None:
         return got[0]
-    pool = _Pool()
-    owner = _owner(pool)
+    sessions = _Sessions()
+    owner = _owner(sessions)
     await owner.__anext__()
     with _LOCK:
-        _POOLS[loop] = (pool, owner)
-    return pool
+        _SESSIONS[loop] = (sessions, owner)
+    return sessions
 
 
 class Endpoint:
     """One URL to POST JSON to, with its headers; made once, called many times.
 
     Raises:
-        ConfigError: the URL is not http(s), or a header holds a line break.
+        ConfigError: the URL is not http(s), or a header holds a line break or is one
+            the client sets itself.
     """
 
     def __init__(self, url: str, headers: Mapping[str, str]) -> None:
-        self.url = url
+        import yarl
+
         self.target = _hop(url, "judge URL")
-        parts = urlsplit(url)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        try:
+            self.url = yarl.URL(url.strip())  # spaces and non-ASCII are encoded, not sent raw
+        except (ValueError, TypeError) as e:
+            raise ConfigError(f"judge URL {url!r} is not a valid URL: {e}") from None
+        if self.url.user is not None and any(n.lower() == "authorization" for n in headers):
+            raise ConfigError(
+                f"judge URL {url!r} carries credentials and the judge sends an Authorization "
+                "header too; give one of them"
+            )
         owned = [n for n in headers if n.lower() in _FRAMING]
         if owned:
             raise ConfigError(
                 f"HTTP header {owned[0]!r} is set by the client itself; remove it from the "
                 "judge's extra_headers"
             )
-        defaults = {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate"}
-        all_headers = merge_headers(defaults, headers)
-        proxy_url = _env_proxy(parts.scheme, parts.hostname or "")
-        self.proxy: _Hop | None = None
-        self._proxy_auth: str | None = None
-        if proxy_url:
-            proxy_url = proxy_url if "://" in proxy_url else f"http://{proxy_url}"
-            self.proxy = _hop(proxy_url, "proxy (from the environment)")
-            p = urlsplit(proxy_url)
-            if p.username is not None:
-                secret = f"{unquote(p.username)}:{unquote(p.password or '')}"
-                self._proxy_auth = "Basic " + base64.b64encode(secret.encode()).decode()
-            if not self.target.tls:  # plain http through a proxy: absolute form
-                path = url.split("#", 1)[0]
-                if self._proxy_auth:
-                    all_headers["Proxy-Authorization"] = self._proxy_auth
-        self._key = (self.target, self.proxy)
-        authority = parts.netloc.rsplit("@", 1)[-1]
-        try:
-            head = request_head("POST", path, authority, all_headers, None)
-        except ValueError as e:
-            raise ConfigError(f"{e}; remove it from the judge's extra_headers") from None
-        self._head = head[:-2]  # each call adds its Content-Length and the blank line
+        for name, value in headers.items():
+            if any(c in f"{name}{value}" for c in "\r\n\0"):
+                raise ConfigError(
+                    f"HTTP header {name!r} holds a line break; remove it from the judge's "
+                    "extra_headers"
+                )
+        self.headers = merge_headers({"Accept-Encoding": "gzip, deflate"}, headers)
+        if not any(n.lower() == "content-type" for n in self.headers):
+            self.headers["Content-Type"] = "application/json"
+        self.direct = is_loopback(self.target.host)
 
     def __repr__(self) -> str:
-        return f"Endpoint({self.url!r})"
+        return f"Endpoint({str(self.url)!r})"
 
     async def post(self, body: bytes, *, timeout_s: float) -> HTTPReply:
         """POST ``body`` (JSON bytes); the reply whatever its status.
@@ -248,80 +261,81 @@ class Endpoint:
         Raises:
             JudgeError: ``timeout`` when no whole reply came within ``timeout_s``;
                 ``connection`` when the connection failed or closed before the reply
-                was whole; ``bad_request`` when TLS verification failed.
+                was whole; ``auth`` when a proxy refused the credentials; ``server``
+                for a reply past ``MAX_REPLY_BYTES``; ``bad_request`` when TLS
+                verification failed.
         """
-        data = b"%sContent-Length: %d\r\n\r\n%s" % (self._head, len(body), body)
-        pool = await _pool()
+        import aiohttp
+
+        sessions = await _sessions()
+        session = sessions.direct if self.direct else sessions.proxied
+        timeout = aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 30.0))
         try:
-            async with asyncio.timeout(timeout_s):
-                for fresh_retry in (False, True):
-                    conn = None if fresh_retry else pool.take(self._key)
-                    reused = conn is not None
-                    if conn is None:
-                        conn = await self._connect()
-                    try:
-                        reply = await conn.exchange(data)
-                    except ProtocolError as e:
-                        if reused and not e.started:
-                            continue  # the server had closed the idle connection: once more
+            for attempt in (1, 2):
+                used = _Use()
+                try:
+                    return await self._once(session, body, timeout, used)
+                except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
+                    if (
+                        attempt == 2
+                        or not used.reused
+                        or isinstance(e, aiohttp.ClientConnectorError)
+                    ):
                         raise
-                    pool.give(self._key, conn)
-                    return HTTPReply(reply.status, reply.headers, reply.body)
+                    # a kept-alive connection the server had closed while idle: once more
         except TimeoutError as e:
             raise JudgeError(f"no reply within {timeout_s:g} s", category="timeout") from e
-        except ProtocolError as e:
-            raise JudgeError(str(e), category="connection") from e
-        except ssl.SSLCertVerificationError as e:
+        except aiohttp.ClientConnectorCertificateError as e:
             raise JudgeError(
-                f"TLS certificate of {self.target.host} not trusted ({e.verify_message}); "
+                f"TLS certificate of {self.target.host} not trusted ({e.certificate_error}); "
                 "point SSL_CERT_FILE at the right CA bundle",
                 category="bad_request",
             ) from e
-        except OSError as e:
-            where = self.proxy or self.target
-            reason = e.strerror or str(e) or type(e).__name__
+        except aiohttp.ClientHttpProxyError as e:
             raise JudgeError(
-                f"cannot reach {where.host}:{where.port}: {reason}", category="connection"
+                f"the proxy refused to reach {self.target.host}: HTTP {e.status} {e.message}",
+                category="auth" if e.status == 407 else "connection",
+            ) from e
+        except aiohttp.ClientConnectorError as e:
+            reason = e.strerror or str(e.os_error) or type(e).__name__
+            raise JudgeError(
+                f"cannot reach {e.host}:{e.port}: {reason}", category="connection"
+            ) from e
+        except aiohttp.TooManyRedirects as e:
+            raise JudgeError(f"too many redirects from {self.url}", category="bad_request") from e
+        except aiohttp.ServerDisconnectedError as e:
+            raise JudgeError(
+                f"{self.target.host} closed the connection without replying", category="connection"
+            ) from e
+        except aiohttp.ClientError as e:  # malformed replies, payload errors, resets
+            raise JudgeError(
+                f"{type(e).__name__} talking to {self.target.host}: {e}", category="connection"
             ) from e
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _connect(self) -> Connection:
-        loop = asyncio.get_running_loop()
-        first = self.proxy or self.target
-        _, conn = await loop.create_connection(
-            Connection,
-            first.host,
-            first.port,
-            ssl=_ssl_context() if first.tls else None,
-            server_hostname=first.host if first.tls else None,
-        )
-        if self.proxy is None or not self.target.tls:
-            return conn
-        try:  # https through a proxy: a CONNECT tunnel, then TLS inside it
-            await self._tunnel(conn, loop, self.proxy)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    async def _tunnel(self, conn: Connection, loop: asyncio.AbstractEventLoop, proxy: _Hop) -> None:
-        where = f"{self.target.host}:{self.target.port}"
-        headers = {"Proxy-Authorization": self._proxy_auth} if self._proxy_auth else {}
-        reply = await conn.exchange(
-            request_head("CONNECT", where, where, headers, None), tunnel=True
-        )
-        if reply.status != 200:
-            raise JudgeError(
-                f"proxy {proxy.host} refused to tunnel to {where}: "
-                f"HTTP {reply.status} {reply.reason}",
-                category="auth" if reply.status == 407 else "connection",
-            )
-        assert conn.transport is not None
-        tls = await loop.start_tls(
-            conn.transport, conn, _ssl_context(), server_hostname=self.target.host
-        )
-        assert isinstance(tls, asyncio.Transport)
-        conn.transport = tls
+    async def _once(self, session: Any, body: bytes, timeout: Any, used: _Use) -> HTTPReply:
+        async with session.post(
+            self.url,
+            data=body,
+            headers=self.headers,
+            timeout=timeout,
+            allow_redirects=True,
+            max_redirects=5,
+            trace_request_ctx=used,
+        ) as resp:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in resp.content.iter_chunked(1024 * 1024):
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    raise JudgeError(
+                        f"the reply is larger than {MAX_REPLY_BYTES // (1024 * 1024)} MiB; "
+                        "no judge reply is that long",
+                        category="server",
+                    )
+                chunks.append(chunk)
+            headers = {k.lower(): v for k, v in resp.headers.items()}
+            return HTTPReply(resp.status, headers, b"".join(chunks))
 
 
 def status_category(status: int) -> JudgeErrorCategory:

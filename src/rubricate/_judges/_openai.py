@@ -9,10 +9,9 @@ rejects it (llama.cpp's does) gets ``json_object`` plus the schema instead, and
 is remembered so later calls go straight there. One call is one attempt: the
 reliability layer owns retries, limits and the cache.
 
-The protocol is spoken over ``_http`` rather than through the ``openai`` SDK: one
-chat-completions POST needs none of the SDK's typed params, response models and
-transport layers, which cost most of a call's CPU: through the SDK a batch run
-reached about 0.6 of the ideal throughput, over ``_http`` about 0.87
+The protocol is spoken over ``_http`` (aiohttp) rather than through the ``openai``
+SDK: one chat-completions POST needs none of the SDK's typed params, response models
+and transport layers, which cost most of a call's CPU
 (``benchmarks/batch_throughput.py`` measures both in one run).
 """
 
@@ -91,12 +90,14 @@ class OpenAIJudge:
                     "(no key needed)"
                 )
             key = _NO_KEY
-        self.url = (self.base_url or OFFICIAL_URL).rstrip("/") + "/chat/completions"
+        self.url = (self.base_url or OFFICIAL_URL).strip().rstrip("/") + "/chat/completions"
         headers = {
             "Authorization": f"Bearer {key}",
             "Content-Type": "application/json",
             "Accept": "application/json",
         }
+        if key == _NO_KEY and "@" in (self.base_url or "").split("//", 1)[-1].split("/", 1)[0]:
+            del headers["Authorization"]  # user:pass@ in the base URL: HTTP basic auth instead
         for header, variable in (
             ("OpenAI-Organization", "OPENAI_ORG_ID"),
             ("OpenAI-Project", "OPENAI_PROJECT_ID"),
