@@ -77,7 +77,12 @@ def overview_section(run: RunData) -> str:
         ("mean score", f"{_fmt(mean)} (95% bootstrap interval {_fmt(lo)}–{_fmt(hi)})"),
         (
             "pass rate",
-            f"{sum(passes) / len(passes):.1%} at pass_threshold {threshold}" if passes else "–",
+            (
+                f"{sum(passes) / len(passes):.1%} of {len(passes)} items with a pass_threshold"
+                + (f" ({threshold:g})" if threshold is not None else "")
+            )
+            if passes
+            else "–",
         ),
         (
             "judge calls",
@@ -135,7 +140,7 @@ def criteria_section(run: RunData) -> str:
         answers = ", ".join(f"{a}: {n}" for a, n in g["answers"].most_common())
         conf = _fmt(float(np.mean(g["conf"]))) if g["conf"] else "–"
         agree = _fmt(float(np.mean(g["agree"]))) if g["agree"] else "–"
-        rows.append((key, g["requirement"][:90], answers, g["errors"], conf, agree))
+        rows.append((key, g["requirement"][:200], answers, g["errors"], conf, agree))
         if g["conf"] and len(plots) < 24:
             plots.append(
                 _plots.histogram(
