@@ -219,3 +219,16 @@ async def test_holistic_all_negative_raw_score_follows_the_seed_formula() -> Non
     report = await RubricAsJudgeGrader(FakeJudge([{"reason": "", "score": 70}])).grade(faults, "t")
     assert report.score == pytest.approx(0.7) and report.raw_score == 0.0
     assert report.llm_raw_score == 70
+
+
+async def test_autorubric_llm_config_names_the_judge(rubric: Rubric) -> None:
+    from rubricate import LLMConfig
+
+    grader = CriterionGrader(llm_config=LLMConfig(model="fake", temperature=0.0, max_tokens=64))
+    assert grader.judge_ids == ["fake"]
+    report = await grader.grade(rubric, "x")
+    assert report.score is not None
+    with pytest.raises(ConfigError, match="llm_config= or a judge"):
+        CriterionGrader("fake", llm_config=LLMConfig(model="fake"))
+    options = LLMConfig(model="openai/m", api_base="http://127.0.0.1:1/v1").judge_options()
+    assert options["base_url"] == "http://127.0.0.1:1/v1" and options["max_tokens"] is None

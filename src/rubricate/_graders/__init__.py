@@ -6,6 +6,7 @@ from ._criterion import CriterionGrader, PerCriterionGrader
 from ._ensemble import JudgeSpec
 from ._holistic import RubricAsJudgeGrader
 from ._inputs import FewShotExample, LengthPenalty, Submission, compute_length_penalty
+from ._llm_config import LLMConfig
 from ._oneshot import PerCriterionOneShotGrader
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "GradePlan",
     "Grader",
     "JudgeSpec",
+    "LLMConfig",
     "LengthPenalty",
     "PerCriterionGrader",
     "PerCriterionOneShotGrader",

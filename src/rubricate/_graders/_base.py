@@ -119,6 +119,8 @@ class Grader(ABC):
         concurrency: at most this many judge calls of this grader at once (the judge
             layer's shared limits apply as well).
         judge_options: options for building judges from specs (see ``JudgeConfig``).
+        llm_config: an :class:`LLMConfig` (autorubric's API): its ``model`` is the judge
+            spec and its other fields the judge options.
     """
 
     kind: ClassVar[str] = "grader"
@@ -140,7 +142,17 @@ class Grader(ABC):
         length_penalty: LengthPenalty | None = None,
         concurrency: int | None = None,
         judge_options: Mapping[str, Any] | None = None,
+        llm_config: Any = None,
     ) -> None:
+        if llm_config is not None:  # autorubric's CriterionGrader(llm_config=LLMConfig(...))
+            if judge is not None or judges is not None or generate_fn is not None:
+                raise ConfigError("give llm_config= or a judge, not both")
+            judge = getattr(llm_config, "model", None)
+            if not isinstance(judge, str) or not judge:
+                raise ConfigError(
+                    "llm_config needs a model, like LLMConfig(model='openai/gpt-4.1-mini')"
+                )
+            judge_options = {**llm_config.judge_options(), **dict(judge_options or {})}
         if generate_fn is not None:
             if judge is not None:
                 raise ConfigError("give judge= or generate_fn=, not both")
