@@ -156,3 +156,16 @@ def test_schema_is_a_json_schema_that_accepts_native_dumps(
     bad = {"format": "rubricate/1", "criteria": [{"requirement": "x", "colour": "blue"}]}
     assert not validator.is_valid(bad)
     assert not validator.is_valid({"criteria": [{"requirement": "x"}]})  # marker required
+
+
+def test_openrubricrl_validate_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    from rubricate._cli.main import main as cli
+
+    path = str(
+        Path(__file__).parent.parent / "examples" / "openrubricrl" / "code_quality_basic.json"
+    )
+    assert cli(["validate", path, "--validate-only"]) == 0
+    assert "OK (openrubricrl, 3 criteria)" in capsys.readouterr().out
+    assert cli(["validate", path, "--output-format", "yaml"]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("name: code_quality_basic") and "OK" in said.err

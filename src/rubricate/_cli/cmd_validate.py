@@ -38,6 +38,17 @@ def register(subparsers: Any) -> None:
         help="the file's format (default: auto, detected)",
     )
     p.add_argument("--json", action="store_true", help="print the result as a JSON object")
+    p.add_argument(
+        "--validate-only",
+        action="store_true",
+        help="only check (OpenRubricRL's flag; checking is all validate does without "
+        "--output-format)",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=("json", "yaml"),
+        help="after a successful check, print the rubric in this format (OpenRubricRL's flag)",
+    )
     p.set_defaults(func=run)
 
 
@@ -68,6 +79,12 @@ def run(args: argparse.Namespace) -> int:
     if valid:
         many = f"{rubrics} rubrics, " if rubrics > 1 else ""
         noun = "criterion" if criteria == 1 else "criteria"
+        if args.output_format and not args.validate_only:  # the file itself, pretty-printed
+            from .._formats._text import render
+
+            print(render(data, args.output_format), end="")
+            print(f"{args.file}: OK ({fmt}, {many}{criteria} {noun})", file=sys.stderr)
+            return 0
         print(f"{args.file}: OK ({fmt}, {many}{criteria} {noun})")
         return 0
     for p in problems:
