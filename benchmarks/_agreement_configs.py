@@ -113,15 +113,21 @@ _RUBRIC_SYSTEM = (
 
 class _AutorubricStyle(_Styled):
     system = _AUTORUBRIC_SYSTEM
+    # the binary reply's fields, in order: reasoning first, then the verdict
+    fields: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("reason", {"type": "string"}),
+        ("verdict", {"type": "string", "enum": ["MET", "UNMET", "CANNOT_ASSESS"]}),
+    )
+    reply = '{"reason": "<your reasoning>", "verdict": "MET" | "UNMET" | "CANNOT_ASSESS"}'
+    kinds = ("positive", "negative (an error)")
 
     def criterion_text(self, criterion: Any, order: Any) -> str:
-        kind = "negative (an error)" if criterion.weight < 0 else "positive"
         if criterion.is_multi_choice:
             return _before_prompt(criterion, order)
+        kind = self.kinds[1] if criterion.weight < 0 else self.kinds[0]
         return (
             f"<criterion_type>{kind}</criterion_type>\n<criterion>{criterion.requirement}"
-            '</criterion>\nReply {"reason": "<your reasoning>", "verdict": "MET" | "UNMET" | '
-            '"CANNOT_ASSESS"}'
+            f"</criterion>\nReply {self.reply}"
         )
 
     def request(
@@ -138,11 +144,8 @@ class _AutorubricStyle(_Styled):
             return req
         schema = {
             "type": "object",
-            "properties": {
-                "reason": {"type": "string"},
-                "verdict": {"type": "string", "enum": ["MET", "UNMET", "CANNOT_ASSESS"]},
-            },
-            "required": ["reason", "verdict"],
+            "properties": dict(self.fields),
+            "required": [name for name, _ in self.fields],
             "additionalProperties": False,
         }
         return JudgeRequest(
@@ -157,45 +160,12 @@ class _AutorubricStyle(_Styled):
 
 class _RubricStyle(_AutorubricStyle):
     system = _RUBRIC_SYSTEM
-
-    def criterion_text(self, criterion: Any, order: Any) -> str:
-        if criterion.is_multi_choice:
-            return _before_prompt(criterion, order)
-        kind = "negative" if criterion.weight < 0 else "positive"
-        return (
-            f"<criterion_type>{kind}</criterion_type>\n<criterion>{criterion.requirement}"
-            '</criterion>\nReply {"explanation": "...", "criterion_status": "MET" | "UNMET"}'
-        )
-
-    def request(
-        self,
-        ctx: Any,
-        prefix: Prefix,
-        index: int,
-        criterion: Any,
-        order: Any,
-        method: VerdictMethod = "reason-first",
-    ) -> JudgeRequest:
-        req = super().request(ctx, prefix, index, criterion, order, method)
-        if criterion.is_multi_choice:
-            return req
-        schema = {
-            "type": "object",
-            "properties": {
-                "explanation": {"type": "string"},
-                "criterion_status": {"type": "string", "enum": ["MET", "UNMET"]},
-            },
-            "required": ["explanation", "criterion_status"],
-            "additionalProperties": False,
-        }
-        return JudgeRequest(
-            system=req.system,
-            user=req.user,
-            schema=schema,
-            schema_name=req.schema_name,
-            shared_prefix_chars=req.shared_prefix_chars,
-            tags=req.tags,
-        )
+    fields = (
+        ("explanation", {"type": "string"}),
+        ("criterion_status", {"type": "string", "enum": ["MET", "UNMET"]}),
+    )
+    reply = '{"explanation": "...", "criterion_status": "MET" | "UNMET"}'
+    kinds = ("positive", "negative")
 
 
 Builder = Callable[[Sequence[Any], Callable[[str], None]], Any]
@@ -204,27 +174,14 @@ Builder = Callable[[Sequence[Any], Callable[[str], None]], Any]
 async def _calibrated(
     dev: Sequence[Any], progress: Callable[[str], None], method: VerdictMethod = "verdict-only"
 ) -> Any:
-    from rubricate._calibration import Sample, fit_groups
+    from _agreement_data import collect_samples
+
+    from rubricate._calibration import fit_groups
     from rubricate._calibration._model import Calibration
 
     grader = CriterionGrader("local", verdict_method=method, evidence="off", calibration=None)
-    samples: list[Sample] = []
-    by_item: dict[str, list[Any]] = {}
-    for c in dev:
-        by_item.setdefault(c.item_key, []).append(c)
     progress(f"  fitting a calibration on {len(dev)} dev cases")
-    for group in by_item.values():
-        first = group[0]
-        report = await grader.grade(
-            first.rubric, first.submission, query=first.query, item_id=first.item_key
-        )
-        from rubricate._metrics._compute import leaf_reports
-
-        leaves = list(leaf_reports(report.report or []))
-        for c in group:
-            cr = leaves[c.leaf]
-            if cr.probabilities:
-                samples.append(Sample(cr.criterion, dict(cr.probabilities), c.gold))
+    samples = await collect_samples(grader, list(dev))
     cal = Calibration(judge="local", verdict_method=method, groups=fit_groups(samples))
     for g in cal.groups:
         progress(f"    {g.id}: n={g.n} scale={g.scale:.2f} bias={[round(b, 2) for b in g.bias]}")

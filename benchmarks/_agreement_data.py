@@ -88,3 +88,25 @@ def load_cases(name: str, *, limit: int | None = None) -> list[Case]:
                 )
             )
     return cases
+
+
+async def collect_samples(grader: Any, cases: list[Case]) -> list[Any]:
+    """Grade the cases' items; (criterion, the judge's probabilities, label) per case."""
+    from rubricate._calibration import Sample
+    from rubricate._metrics._compute import leaf_reports
+
+    by_item: dict[str, list[Case]] = {}
+    for c in cases:
+        by_item.setdefault(c.item_key, []).append(c)
+    samples = []
+    for group in by_item.values():
+        first = group[0]
+        report = await grader.grade(
+            first.rubric, first.submission, query=first.query, item_id=first.item_key
+        )
+        leaves = list(leaf_reports(report.report or []))
+        for c in group:
+            cr = leaves[c.leaf]
+            if cr.probabilities:
+                samples.append(Sample(cr.criterion, dict(cr.probabilities), c.gold))
+    return samples

@@ -19,11 +19,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("RUBRICATE_CACHE_DIR", str(HERE / ".cache"))
 
-from _agreement_data import load_cases  # noqa: E402
+from _agreement_data import collect_samples, load_cases  # noqa: E402
 
 from rubricate._calibration import Calibration, Sample, fit_groups  # noqa: E402
 from rubricate._graders import CriterionGrader  # noqa: E402
-from rubricate._metrics._compute import leaf_reports  # noqa: E402
 
 DATASETS = ("pilot_physics", "authored_mixed")
 OUT = HERE.parent / "src" / "rubricate" / "data" / "local_calibration.json"
@@ -37,21 +36,9 @@ async def main() -> None:
     ids: list[str] = []
     for name in DATASETS:
         cases = [c for c in load_cases(name) if c.split == "dev" and not c.multi_choice]
-        by_item: dict[str, list] = {}
-        for c in cases:
-            by_item.setdefault(c.item_key, []).append(c)
-        for k, group in enumerate(by_item.values(), 1):
-            first = group[0]
-            report = await grader.grade(
-                first.rubric, first.submission, query=first.query, item_id=first.item_key
-            )
-            leaves = list(leaf_reports(report.report or []))
-            for c in group:
-                cr = leaves[c.leaf]
-                if cr.probabilities:
-                    samples.append(Sample(cr.criterion, dict(cr.probabilities), c.gold))
-            ids.append(f"{name}:{first.item_key}")
-            print(f"{name}: {k}/{len(by_item)}", file=sys.stderr, flush=True)
+        samples += await collect_samples(grader, cases)
+        ids += sorted({f"{name}:{c.item_key}" for c in cases})
+        print(f"{name}: {len(cases)} dev cases", file=sys.stderr, flush=True)
     groups = [g for g in fit_groups(samples) if g.id.startswith("pooled:")]
     cal = Calibration(
         judge="local",
