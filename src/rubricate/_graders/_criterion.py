@@ -5,10 +5,10 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from .._errors import ConfigError, JudgeError
-from .._judges._base import JudgeRequest
+from .._judges._base import Judge, JudgeRequest
 from .._model import Criterion, Rubric, ScoringType
 from .._reports import CriterionReport, EvaluationReport
 from .._scoring import ScoringPolicy, assemble_reports, finalize
@@ -258,6 +258,17 @@ class CriterionGrader(Grader):
                 out, ctx, prefix, criterion, member, system, self.limiter(), self.evidence_policy
             )
         return out
+
+    def with_judges(self, wrap: Callable[[Judge], Judge]) -> Self:
+        """A copy whose judges, the ``escalate_to`` judge included, are ``wrap(judge)``.
+
+        A run records and replays the second judge's answers like the first's.
+        """
+        clone = super().with_judges(wrap)
+        if self.escalate_to is not None:
+            strong = self.strong_member()
+            clone._strong = Member(id=strong.id, weight=strong.weight, judge=wrap(strong.judge))
+        return clone
 
     def strong_member(self) -> Member:
         """The judge of ``escalate_to``, built on first use."""
