@@ -20,11 +20,17 @@ def register(subparsers: Any) -> None:
         "report",
         help="write an HTML report of a run (plots, agreement, every item)",
         description="Write one self-contained HTML file (no network needed) about a run "
-        "directory of `rubricate evaluate` or a JSONL file of `rubricate grade`.",
+        "directory of `rubricate evaluate` or a JSONL file of `rubricate grade`: overview, "
+        "per-criterion answers and confidence, agreement with human labels, and every item. "
+        "Needs matplotlib: pip install 'rubricate[report]'.",
     )
     p.add_argument("source", help="run directory, or JSONL file of reports")
     p.add_argument("-o", "--output", default="report.html", help="HTML file (default report.html)")
-    p.add_argument("--compare", metavar="OTHER", help="another run to compare with")
+    p.add_argument(
+        "--compare",
+        metavar="OTHER",
+        help="another run (directory or JSONL) to compare with; deltas are this run minus OTHER",
+    )
     p.add_argument(
         "--submissions",
         metavar="INPUT.jsonl",

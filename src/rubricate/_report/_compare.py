@@ -1,64 +1,110 @@
-"""Two runs side by side: score deltas per item and per criterion, verdicts that changed."""
+"""Two runs side by side: score deltas per item and per criterion, verdicts that changed.
+
+Items are matched by id, criteria by key (by position when a criterion has none).
+Deltas are always *this* run minus the *other* one.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import _plots
 from ._data import RunData, leaves
-from ._sections import _answer, _fmt, _table, esc
+from ._html import answer_of, esc, fmt, table
 
-__all__ = ["compare_section"]
+__all__ = ["Comparison", "compare"]
+
+_SHOWN = 300
 
 
-def compare_section(run: RunData, other: RunData) -> str:
-    """Items matched by id; deltas are this run minus the other."""
-    theirs = dict(zip(other.ids, other.reports, strict=False))
-    deltas: list[float] = []
-    changed_rows: list[tuple[Any, ...]] = []
-    per_key: dict[str, dict[str, int]] = defaultdict(lambda: {"same": 0, "changed": 0})
-    matched = 0
-    for item_id, mine in zip(run.ids, run.reports, strict=False):
-        other_report = theirs.get(item_id)
-        if mine is None or other_report is None:
-            continue
-        matched += 1
-        if mine.score is not None and other_report.score is not None:
-            deltas.append(mine.score - other_report.score)
-        for a, b in zip(leaves(mine), leaves(other_report), strict=False):
-            key = a.criterion.key or a.criterion.requirement[:40]
-            if _answer(a) == _answer(b):
-                per_key[key]["same"] += 1
-            else:
-                per_key[key]["changed"] += 1
-                if len(changed_rows) < 300:
-                    changed_rows.append(
-                        (
-                            item_id,
-                            key,
-                            _answer(b),
-                            _answer(a),
-                            _fmt(other_report.score),
-                            _fmt(mine.score),
-                        )
-                    )
-    head = (
-        f"<section id='compare'><h2>Compared with {esc(other.source)}</h2>"
-        f"<p>{matched} items in both runs (matched by id); deltas are this run minus the other.</p>"
+@dataclass
+class Comparison:
+    """What the comparison found, for its section and for the item table."""
+
+    other: str
+    matched: int = 0
+    only_here: int = 0
+    only_there: int = 0
+    deltas: dict[str, float] = field(default_factory=dict)
+    changed: list[tuple[Any, ...]] = field(default_factory=list)
+    changed_total: int = 0
+    per_key: dict[str, dict[str, Any]] = field(default_factory=dict)
+    changed_items: dict[str, int] = field(default_factory=dict)
+
+
+def _credit(cr: Any) -> float | None:
+    return None if cr.error is not None else cr.score_value
+
+
+def compare(run: RunData, other: RunData) -> Comparison:
+    """Match the items of ``run`` and ``other`` and measure what changed."""
+    theirs = {i: r for i, r in zip(other.ids, other.reports, strict=False) if r is not None}
+    mine = {i: r for i, r in zip(run.ids, run.reports, strict=False) if r is not None}
+    out = Comparison(other=other.source)
+    out.only_here = sum(1 for i in mine if i not in theirs)
+    out.only_there = sum(1 for i in theirs if i not in mine)
+    per_key: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"same": 0, "changed": 0, "here": [], "there": []}
     )
-    if not matched:
+    for item_id, here in mine.items():
+        there = theirs.get(item_id)
+        if there is None:
+            continue
+        out.matched += 1
+        if here.score is not None and there.score is not None:
+            out.deltas[item_id] = here.score - there.score
+        for j, (a, b) in enumerate(zip(leaves(here), leaves(there), strict=False)):
+            g = per_key[a.criterion.key or f"#{j}"]
+            ca, cb = _credit(a), _credit(b)
+            if ca is not None and cb is not None:
+                g["here"].append(ca)
+                g["there"].append(cb)
+            if answer_of(a) == answer_of(b):
+                g["same"] += 1
+                continue
+            g["changed"] += 1
+            out.changed_total += 1
+            out.changed_items[item_id] = out.changed_items.get(item_id, 0) + 1
+            if len(out.changed) < _SHOWN:
+                key = a.criterion.key or f"#{j}"
+                out.changed.append((item_id, key, answer_of(b), answer_of(a)))
+    out.per_key = dict(per_key)
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def compare_section(c: Comparison) -> str:
+    """The comparison as an HTML section."""
+    head = (
+        f"<section id='compare'><h2>Compared with {esc(c.other)}</h2>"
+        f"<p>{c.matched} items in both runs (matched by id), {c.only_here} only in this run, "
+        f"{c.only_there} only in the other. Deltas are this run minus the other; the item "
+        "table below has a Δ score column to sort by.</p>"
+    )
+    if not c.matched:
         return head + "<p>No item id is in both runs.</p></section>"
-    mean = sum(deltas) / len(deltas) if deltas else None
-    key_rows = [
-        (
-            k,
-            v["changed"],
-            v["same"] + v["changed"],
-            f"{v['changed'] / (v['same'] + v['changed']):.1%}",
+    deltas = list(c.deltas.values())
+    moved = sorted(c.deltas.items(), key=lambda kv: -abs(kv[1]))
+    key_rows = []
+    for key, g in c.per_key.items():
+        total = g["same"] + g["changed"]
+        here, there = _mean(g["here"]), _mean(g["there"])
+        key_rows.append(
+            (
+                key,
+                fmt(there),
+                fmt(here),
+                fmt(None if here is None or there is None else here - there),
+                g["changed"],
+                total,
+                f"{g['changed'] / total:.1%}" if total else "–",
+            )
         )
-        for k, v in per_key.items()
-    ]
     plot = (
         _plots.histogram(
             deltas,
@@ -71,12 +117,27 @@ def compare_section(run: RunData, other: RunData) -> str:
         if deltas
         else ""
     )
+    summary = (
+        f"<p>Mean score change {fmt(_mean(deltas))} over {len(deltas)} items; "
+        f"{sum(d > 0 for d in deltas)} went up, {sum(d < 0 for d in deltas)} down. "
+        f"{c.changed_total} answers changed on {len(c.changed_items)} items.</p>"
+    )
     return (
         head
-        + f"<p>Mean score change: {_fmt(mean)}</p>"
+        + summary
+        + "<div class='grid'>"
         + plot
-        + _table(["criterion", "answers changed", "items", "share"], key_rows)
-        + f"<details><summary>Verdicts that changed ({len(changed_rows)} shown)</summary>"
-        + _table(["item", "criterion", "there", "here", "score there", "score here"], changed_rows)
+        + table(
+            ["criterion", "mean credit there", "here", "Δ", "answers changed", "items", "share"],
+            key_rows,
+            caption="Per criterion",
+        )
+        + "</div>"
+        + f"<details><summary>Largest score changes ({min(len(moved), 50)} shown)</summary>"
+        + table(["item", "Δ score"], [(i, f"{d:+.3f}") for i, d in moved[:50]])
+        + "</details>"
+        + f"<details><summary>Answers that changed ({len(c.changed)} of {c.changed_total} "
+        "shown)</summary>"
+        + table(["item", "criterion", "there", "here"], c.changed)
         + "</details></section>"
     )

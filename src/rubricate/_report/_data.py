@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .._errors import ConfigError
 from .._reports import CriterionReport, EvaluationReport
 
@@ -29,6 +31,11 @@ class RunData:
     dataset: Any = None
     metrics: Any = None
     thresholds: list[float | None] = field(default_factory=list)
+    # item key -> criterion key ("" for calls about several) -> raw judge answers
+    calls: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    item_errors: list[str | None] = field(default_factory=list)
+    wall_s: float | None = None
+    metrics_error: str | None = None
 
 
 def _leaves(reports: list[CriterionReport]) -> list[CriterionReport]:
@@ -43,35 +50,50 @@ def leaves(report: EvaluationReport | None) -> list[CriterionReport]:
     return [] if report is None or report.report is None else _leaves(report.report)
 
 
-def _from_jsonl(path: Path) -> RunData:
+def _why(e: ValueError) -> str:
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the line"
+        return f"{where}: {first['msg']}"
+    return str(e).splitlines()[0]
+
+
+def _from_jsonl(path: Path, flag: str) -> RunData:
     reports: list[EvaluationReport | None] = []
     ids: list[str] = []
     subs: list[str] = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-                report = EvaluationReport.model_validate(data)
-            except ValueError as e:
-                raise ConfigError(
-                    f"{path} line {n}: not an EvaluationReport ({str(e).splitlines()[0]}); give "
-                    "the JSONL that `rubricate grade -o` writes, or a run directory"
-                ) from None
-            reports.append(report)
-            ids.append(str(report.id if report.id is not None else n))
-            subs.append(str(report.metadata.get("submission", "")))
+    try:
+        with path.open(encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    report = EvaluationReport.model_validate_json(line)
+                except ValueError as e:
+                    raise ConfigError(
+                        f"{flag}{path} line {n}: not a report of `rubricate grade` ({_why(e)}); "
+                        "give the JSONL that `rubricate grade -o` writes, or a run directory"
+                    ) from None
+                reports.append(report)
+                ids.append(str(report.id if report.id is not None else n))
+                subs.append(str(report.metadata.get("submission", "")))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{flag}{path}: cannot read it ({e})") from None
     if not reports:
-        raise ConfigError(f"{path} holds no reports")
+        raise ConfigError(f"{flag}{path} holds no reports; give the -o file of `rubricate grade`")
     return RunData(str(path), reports, ids, subs, thresholds=[None] * len(reports))
 
 
 def _from_run(path: Path) -> RunData:
     from .._runs import RunResult
+    from ._judgments import raw_calls
 
     result = RunResult.open(path)
     reports = list(result.iter_reports())
+    errors: list[str | None] = [None] * len(reports)
+    for o in result.outcomes:
+        if o.error and 0 <= o.index < len(errors):
+            errors[o.index] = o.error
     dataset = None
     copy = path / "dataset.jsonl"
     if copy.is_file():
@@ -84,29 +106,51 @@ def _from_run(path: Path) -> RunData:
     for i in range(len(reports)):
         item = dataset.items[i] if dataset is not None and i < len(dataset.items) else None
         ids.append(str(getattr(item, "id", None) or f"#{i}"))
-        subs.append(str(item.submission) if item is not None else "")
+        subs.append(_text(item.submission) if item is not None else "")
         rubric = dataset.get_item_rubric(i) if dataset is not None and item is not None else None
         thresholds.append(rubric.pass_threshold if rubric is not None else None)
-    data = RunData(str(path), reports, ids, subs, dataset=dataset, thresholds=thresholds)
+    data = RunData(
+        str(path),
+        reports,
+        ids,
+        subs,
+        dataset=dataset,
+        thresholds=thresholds,
+        calls=raw_calls(path),
+        item_errors=errors,
+        wall_s=result.summary.wall_s,
+    )
     if dataset is not None and any(it.ground_truth is not None for it in dataset.items):
         from .._metrics import compute_metrics
 
-        data.metrics = compute_metrics(reports, dataset, bootstrap=200, seed=0)
+        try:
+            data.metrics = compute_metrics(reports, dataset, bootstrap=200, seed=0)
+        except ConfigError as e:  # the report still shows the run, and says why not this
+            data.metrics_error = str(e)
     return data
 
 
-def load_run(source: str | Path) -> RunData:
+def _text(submission: Any) -> str:
+    if isinstance(submission, str):
+        return submission
+    return json.dumps(submission, ensure_ascii=False, indent=2, default=str)
+
+
+def load_run(source: str | Path, *, flag: str = "") -> RunData:
     """Read a run directory or a JSONL file of reports.
+
+    ``flag`` names the command-line flag that gave ``source`` (in messages).
 
     Raises:
         ConfigError: neither, or not readable as one.
     """
     path = Path(source)
+    where = f"{flag} " if flag else ""
     if path.is_dir():
         return _from_run(path)
     if path.is_file():
-        return _from_jsonl(path)
+        return _from_jsonl(path, where)
     raise ConfigError(
-        f"{str(path)!r} is neither a run directory nor a JSONL file of reports; give the "
-        "--run-dir of `rubricate evaluate` or the -o file of `rubricate grade`"
+        f"{where}{str(path)!r} is neither a run directory nor a JSONL file of reports; give "
+        "the --run-dir of `rubricate evaluate` or the -o file of `rubricate grade`"
     )

@@ -1,114 +1,124 @@
 """The report page: one self-contained HTML file (no network, no CDN).
 
-Static sections are rendered here with every piece of user text escaped; the item
-table and the item view are drawn by a small script from data embedded as JSON,
-inserted with ``textContent`` only, so a submission holding ``</script>`` or HTML
-stays text.
+Static sections are rendered with every piece of user text escaped; the item
+table and the item view are drawn by the inlined script from data embedded as
+JSON. A Content-Security-Policy allows only that one script (by its hash), inline
+styles and nothing from the network, so even text that slipped past escaping
+could neither run nor fetch anything.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import hashlib
 import json
 from typing import Any
 
-from ._compare import compare_section
+from ._assets import CSS, JS
+from ._compare import compare, compare_section
 from ._data import RunData
-from ._sections import criteria_section, esc, human_section, item_rows, overview_section
+from ._html import esc
+from ._human import human_section
+from ._items import item_rows
+from ._sections import criteria_section, overview_section
 
 __all__ = ["render_page"]
 
-_CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-width:1180px;
-padding:0 20px 60px;color:#1d2330}
-h1{font-size:22px;margin:24px 0 4px}
-h2{border-bottom:1px solid #dde;padding-bottom:4px;margin-top:32px}
-table{border-collapse:collapse;margin:8px 0;font-size:13px}td,th{border:1px solid #e3e5ea;
-padding:3px 8px;text-align:left;vertical-align:top}th{background:#f5f6f8}
-table.facts td:first-child{font-weight:600}.grid{display:flex;flex-wrap:wrap;gap:8px}
-svg.plot{max-width:100%;height:auto}#items tbody tr{cursor:pointer}
-#items tbody tr:hover{background:#eef3fb}#controls{margin:8px 0;display:flex;gap:12px}
-#detail{border:1px solid #cdd3df;border-radius:6px;padding:12px;margin:12px 0;background:#fbfcfe}
-pre{white-space:pre-wrap;background:#f5f6f8;padding:8px;border-radius:4px;max-height:320px;
-overflow:auto}.bad{color:#b3261e}.muted{color:#667}
-"""
 
-_JS = """
-(function(){
-const items=JSON.parse(document.getElementById('items-data').textContent);
-const body=document.querySelector('#items tbody');const filter=document.getElementById('filter');
-const sort=document.getElementById('sort');const count=document.getElementById('count');
-const detail=document.getElementById('detail');
-function cell(tr,text,cls){const td=document.createElement('td');td.textContent=text;
-if(cls)td.className=cls;tr.appendChild(td);}
-function fmt(v){return v===null||v===undefined?'–':(typeof v==='number'?v.toFixed(3):String(v));}
-function order(list){const k=sort.value;const s=list.slice();
-if(k==='score')s.sort((a,b)=>(a.score??-1)-(b.score??-1));
-else if(k==='disagree')s.sort((a,b)=>b.disagree-a.disagree||(a.score??-1)-(b.score??-1));
-else if(k==='errors')s.sort((a,b)=>b.errors-a.errors);else s.sort((a,b)=>a.id<b.id?-1:1);return s;}
-function draw(){const q=filter.value.toLowerCase();const frag=document.createDocumentFragment();
-let n=0;for(const it of order(items)){
-if(q&&!(it.id.toLowerCase().includes(q)||it.submission.toLowerCase().includes(q)||
-(it.error||'').toLowerCase().includes(q)))continue;n++;
-const tr=document.createElement('tr');tr.dataset.id=it.id;cell(tr,it.id);cell(tr,fmt(it.score));
-cell(tr,it.passed===null?'–':(it.passed?'yes':'no'));cell(tr,String(it.errors),it.errors?'bad':'');
-cell(tr,String(it.disagree));cell(tr,it.error||'','bad');tr.addEventListener('click',()=>show(it));
-frag.appendChild(tr);}body.replaceChildren(frag);count.textContent=n+' of '+items.length+' items';}
-function add(parent,tag,text,cls){const e=document.createElement(tag);if(text!==undefined)
-e.textContent=text;if(cls)e.className=cls;parent.appendChild(e);return e;}
-function show(it){detail.replaceChildren();detail.hidden=false;
-add(detail,'h3','Item '+it.id+' — score '+fmt(it.score));
-add(detail,'h4','Submission');add(detail,'pre',it.submission||'(not in this file)');
-const t=add(detail,'table');const h=add(add(t,'thead'),'tr');
-for(const c of['criterion','weight','judge','human','confidence','reason','evidence','error'])
-add(h,'th',c);const tb=add(t,'tbody');
-for(const c of it.criteria){const tr=add(tb,'tr');add(tr,'td',c.key+': '+c.requirement);
-add(tr,'td',String(c.weight));add(tr,'td',c.answer,c.human&&c.human!==c.answer?'bad':'');
-add(tr,'td',c.human??'–');add(tr,'td',fmt(c.confidence));add(tr,'td',c.reason||'');
-add(tr,'td',c.evidence?(c.evidence.action+': “'+c.evidence.quote+'”'):'');
-add(tr,'td',c.error||'','bad');}
-const raw=it.criteria.map(c=>({criterion:c.key,call:c.call,votes:c.votes,calibration:c.calibration,
-escalation:c.escalation}));add(detail,'h4','Judge calls, votes, calibration and escalation');
-add(detail,'pre',JSON.stringify(raw,null,2));detail.scrollIntoView({block:'nearest'});}
-filter.addEventListener('input',draw);sort.addEventListener('change',draw);draw();})();
-"""
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _json_for_script(data: Any) -> str:
-    # "<" never reaches the page raw: no "</script>" or "<!--" can end the data block
-    return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a NaN somewhere: JSON.parse would refuse it, so it becomes null
+        text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"))
+    # "<" and ">" never reach the page raw: no "</script>" or "<!--" can end the data block
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _csp() -> str:
+    digest = base64.b64encode(hashlib.sha256(JS.encode("utf-8")).digest()).decode("ascii")
+    return (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
+
+
+def _items_html(compare_on: bool, labels: bool) -> str:
+    cols = [("id", "id"), ("score", "score")]
+    if compare_on:
+        cols.append(("delta", "Δ score"))
+    cols += [("passed", "passed"), ("errors", "errors")]
+    if labels:
+        cols.append(("people", "disagrees with people"))
+    cols += [("split", "judges split"), ("minconf", "lowest confidence"), ("", "item error")]
+    head = "".join(
+        f"<th scope='col' data-key='{k}'>{esc(t)}</th>" if k else f"<th scope='col'>{esc(t)}</th>"
+        for k, t in cols
+    )
+    delta_opt = "<option value='delta'>largest score change first</option>" if compare_on else ""
+    return (
+        "<section id='item-list'><h2>Items</h2>"
+        "<p class='muted'>Click an item to see its submission and every criterion's answer, "
+        "reason, evidence, confidence, votes and raw judge output. Click a column to sort.</p>"
+        "<div id='controls'>"
+        "<label>Search <input id='filter' type='search' placeholder='id, text or error'></label>"
+        "<label>Passed <select id='f-passed'><option value=''>any</option>"
+        "<option value='yes'>yes</option><option value='no'>no</option>"
+        "<option value='unknown'>unknown</option></select></label>"
+        "<label>Errors <select id='f-errors'><option value=''>any</option>"
+        "<option value='with'>with errors</option><option value='without'>without</option>"
+        "</select></label>"
+        "<label>Score from <input id='f-min' type='number' min='0' max='1' step='0.05'></label>"
+        "<label>to <input id='f-max' type='number' min='0' max='1' step='0.05'></label>"
+        "<label>Order <select id='sort'><option value='worst'>worst score first</option>"
+        "<option value='disagree'>most disagreement first</option>"
+        f"<option value='errors'>most errors first</option>{delta_opt}"
+        "<option value='id'>id</option></select></label>"
+        "<span id='count' class='muted' aria-live='polite'></span></div>"
+        "<div id='detail' hidden></div>"
+        f"<div class='scroll'><table id='items'><thead><tr>{head}</tr></thead><tbody></tbody>"
+        "</table></div><button id='more' type='button' hidden>Show more</button></section>"
+    )
 
 
 def render_page(run: RunData, other: RunData | None = None) -> str:
     """The whole report as HTML text."""
     items = item_rows(run)
+    comparison = compare(run, other) if other is not None else None
+    if comparison is not None:
+        for it in items:
+            if it["id"] in comparison.deltas:
+                it["delta"] = comparison.deltas[it["id"]]
+    labels = run.metrics is not None
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     sections = [
-        overview_section(run),
-        criteria_section(run),
-        human_section(run),
-        compare_section(run, other) if other is not None else "",
+        ("overview", "Overview", overview_section(run)),
+        ("criteria", "Per criterion", criteria_section(run)),
+        ("humans", "Against human labels", human_section(run)),
+        ("compare", "Comparison", compare_section(comparison) if comparison else ""),
+        ("item-list", "Items", _items_html(comparison is not None, labels)),
     ]
-    items_html = (
-        "<section id='item-list'><h2>Items</h2><div id='controls'>"
-        "<label>Filter <input id='filter' type='search' placeholder='id, text or error'></label>"
-        "<label>Sort <select id='sort'><option value='score'>worst score first</option>"
-        "<option value='disagree'>most disagreement with people first</option>"
-        "<option value='errors'>most errors first</option><option value='id'>id</option>"
-        "</select></label><span id='count' class='muted'></span></div>"
-        "<div id='detail' hidden></div>"
-        "<table id='items'><thead><tr><th scope='col'>id</th><th scope='col'>score</th>"
-        "<th scope='col'>passed</th><th scope='col'>errors</th>"
-        "<th scope='col'>disagreements</th><th scope='col'>item error</th></tr></thead>"
-        "<tbody></tbody></table></section>"
-    )
+    nav = " ".join(f"<a href='#{k}'>{esc(t)}</a>" for k, t, html in sections if html)
+    payload = {"items": items, "compare": comparison is not None, "labels": labels}
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"{_csp()}\">"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        f"<title>rubricate report: {esc(run.source)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>rubricate report</h1><p class='muted'>{esc(run.source)} · {esc(when)}</p>"
-        + "".join(sections)
-        + items_html
-        + f"<script type='application/json' id='items-data'>{_json_for_script(items)}</script>"
-        + f"<script>{_JS}</script></body></html>"
+        f"<title>rubricate report: {esc(run.source)}</title><style>{CSS}</style></head><body>"
+        f"<header><h1>rubricate report</h1><p class='muted'>{esc(run.source)} · written "
+        f"{esc(when)}</p><nav>{nav}</nav></header><main>"
+        + "".join(html for _, _, html in sections)
+        + "</main>"
+        + f"<script type='application/json' id='items-data'>{_json_for_script(payload)}</script>"
+        + f"<script>{JS}</script></body></html>"
     )

@@ -1,63 +1,61 @@
 """The report's plots: matplotlib figures rendered to inline SVG.
 
 Text stays text (``svg.fonttype = none``), every plot has a ``<title>`` and its
-numbers are also in the page's tables, so nothing is only in a picture.
+numbers are also in the page's tables, so nothing is only in a picture. Figures
+are made without pyplot and under ``rc_context``, so drawing a report changes no
+backend or style of a program that calls it. Labels are drawn with
+``parse_math=False``: a criterion named ``$5 $10`` is text, not mathtext.
 """
 
 from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["histogram", "reliability", "svg_of"]
+from ._html import esc
+
+__all__ = ["answer_bars", "histogram", "reliability"]
 
 _ID = re.compile(r'id="([^"]+)"')
+_STYLE: Any = {  # matplotlib types rc keys as a Literal; these are all valid
+    "svg.fonttype": "none",
+    "svg.hashsalt": "rubricate",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+BLUE = "#4c72b0"
+_FIXED = {
+    "MET": "#55a868",
+    "UNMET": "#c44e52",
+    "CANNOT_ASSESS": "#b0b4bc",
+    "error": "#2d2d2d",
+    "–": "#e3e5ea",
+}
 
 
-def _figure(width: float = 4.6, height: float = 2.4) -> Any:
+def _svg(title: str, key: str, size: tuple[float, float], draw: Callable[[Any], None]) -> str:
+    """Draw with ``draw(axes)`` and return an ``<svg>`` element titled ``title``."""
     import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update(
-        {
-            "svg.fonttype": "none",
-            "font.size": 9,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            "svg.hashsalt": "rubricate",
-        }
-    )
-    fig, ax = plt.subplots(figsize=(width, height), dpi=100)
-    return plt, fig, ax
-
-
-def svg_of(fig: Any, title: str, key: str) -> str:
-    """The figure as an ``<svg>`` element with a title, its ids made unique by ``key``."""
-    import matplotlib.pyplot as plt
-
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(fig)
+    with matplotlib.rc_context(_STYLE):
+        fig = Figure(figsize=size, dpi=100)
+        ax = fig.add_subplot()
+        draw(ax)
+        ax.set_title(title, parse_math=False)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buf.getvalue()
-    start = text.index("<svg")
-    svg = text[start:]
+    svg = text[text.index("<svg") :]
+    # ids must stay unique when several figures share one page
     svg = _ID.sub(lambda m: f'id="{key}-{m.group(1)}"', svg)
     svg = svg.replace('xlink:href="#', f'xlink:href="#{key}-').replace("url(#", f"url(#{key}-")
-    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{_attr(title)}" class="plot" ', 1)
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{esc(title)}" class="plot" ', 1)
     head_end = svg.index(">") + 1
-    return svg[:head_end] + f"<title>{_text(title)}</title>" + svg[head_end:]
-
-
-def _attr(text: str) -> str:
-    return _text(text).replace('"', "&quot;")
-
-
-def _text(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return svg[:head_end] + f"<title>{esc(title)}</title>" + svg[head_end:]
 
 
 def histogram(
@@ -72,29 +70,80 @@ def histogram(
     threshold: float | None = None,
 ) -> str:
     """A histogram of ``values`` over [low, high], with an optional threshold line."""
-    plt, fig, ax = _figure()
-    ax.hist(list(values), bins=bins, range=(low, high), color="#4c72b0", edgecolor="white")
-    if threshold is not None:
-        ax.axvline(threshold, color="#c44e52", linestyle="--", linewidth=1)
-        ax.text(threshold, ax.get_ylim()[1] * 0.95, " pass", color="#c44e52", va="top")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("count")
-    ax.set_title(title)
-    return svg_of(fig, title, key)
+
+    def draw(ax: Any) -> None:
+        ax.hist(list(values), bins=bins, range=(low, high), color=BLUE, edgecolor="white")
+        if threshold is not None:
+            ax.axvline(threshold, color="#c44e52", linestyle="--", linewidth=1)
+            ax.text(threshold, ax.get_ylim()[1] * 0.95, " pass", color="#c44e52", va="top")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("count")
+
+    return _svg(title, key, (4.6, 2.4), draw)
 
 
 def reliability(bins: Sequence[dict[str, float]], *, title: str, key: str) -> str:
     """Observed agreement against confidence per bin, with the diagonal of a perfect judge."""
-    plt, fig, ax = _figure(3.4, 3.0)
-    ax.plot([0, 1], [0, 1], color="#999999", linestyle=":", linewidth=1)
-    xs = [b["confidence"] for b in bins]
-    ys = [b["agreement"] for b in bins]
-    sizes = [20 + 4 * b["n"] ** 0.5 for b in bins]
-    ax.scatter(xs, ys, s=sizes, color="#4c72b0", zorder=3)
-    ax.plot(xs, ys, color="#4c72b0", linewidth=1)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("confidence")
-    ax.set_ylabel("agreement with people")
-    ax.set_title(title)
-    return svg_of(fig, title, key)
+
+    def draw(ax: Any) -> None:
+        ax.plot([0, 1], [0, 1], color="#999999", linestyle=":", linewidth=1)
+        xs = [b["confidence"] for b in bins]
+        ys = [b["agreement"] for b in bins]
+        sizes = [20 + 4 * b["n"] ** 0.5 for b in bins]
+        ax.scatter(xs, ys, s=sizes, color=BLUE, zorder=3)
+        ax.plot(xs, ys, color=BLUE, linewidth=1)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("confidence")
+        ax.set_ylabel("agreement with people")
+
+    return _svg(title, key, (3.4, 3.0), draw)
+
+
+def _colour(answer: str, order: dict[str, int]) -> str:
+    if answer in _FIXED:
+        return _FIXED[answer]
+    from matplotlib import colormaps
+
+    # options in scale order, from the low end of the scale to the high end
+    return str(_hex(colormaps["viridis"](0.15 + 0.7 * order[answer] / max(1, len(order) - 1))))
+
+
+def _plain(text: str) -> str:
+    # tick and legend labels are re-made at draw time, so escape "$" instead of parse_math
+    return text.replace("$", r"\$")
+
+
+def _hex(rgba: Sequence[float]) -> str:
+    return "#" + "".join(f"{round(c * 255):02x}" for c in rgba[:3])
+
+
+def answer_bars(
+    rows: Sequence[tuple[str, Sequence[tuple[str, int]]]], *, title: str, key: str
+) -> str:
+    """One horizontal bar per criterion, split into the shares of each answer.
+
+    ``rows`` holds (criterion, [(answer, count), ...]) with the answers in the order
+    to stack them.
+    """
+    options = [a for _, answers in rows for a, _ in answers if a not in _FIXED]
+    order = {a: i for i, a in enumerate(dict.fromkeys(options))}
+
+    def draw(ax: Any) -> None:
+        seen: set[str] = set()
+        for y, (_, answers) in enumerate(rows):
+            total = sum(n for _, n in answers) or 1
+            left = 0.0
+            for answer, n in answers:
+                share = n / total
+                label = None if answer in seen else _plain(answer)
+                seen.add(answer)
+                ax.barh(y, share, left=left, color=_colour(answer, order), label=label)
+                left += share
+        ax.set_yticks(range(len(rows)), [_plain(r[0][:32]) for r in rows])
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("share of items")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+
+    return _svg(title, key, (6.4, 0.9 + 0.32 * len(rows)), draw)

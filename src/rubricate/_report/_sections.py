@@ -1,99 +1,119 @@
-"""The numbers and tables of each report section, as escaped HTML fragments."""
+"""The overview and per-criterion sections, as escaped HTML fragments."""
 
 from __future__ import annotations
 
-import html
 import math
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from . import _plots
 from ._data import RunData, leaves
+from ._html import answer_of, fmt, table
 
-__all__ = ["criteria_section", "human_section", "item_rows", "overview_section"]
+__all__ = ["bootstrap_mean", "criteria_section", "overview_section"]
 
-
-def esc(value: Any) -> str:
-    """HTML-escaped text of ``value``."""
-    return html.escape(str(value), quote=True)
+_BINARY_ORDER = ("MET", "UNMET", "CANNOT_ASSESS", "error", "–")
 
 
-def _fmt(v: float | None, digits: int = 3) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    return f"{v:.{digits}f}"
-
-
-def _table(head: Sequence[str] | None, rows: Sequence[Sequence[Any]], cls: str = "") -> str:
-    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
-    if head is None:
-        return f"<table class='{cls}'><tbody>{body}</tbody></table>"
-    th = "".join(f"<th scope='col'>{esc(h)}</th>" for h in head)
-    return f"<table class='{cls}'><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _bootstrap_mean(values: list[float], n: int = 1000) -> tuple[float, float]:
+def bootstrap_mean(values: list[float], n: int = 2000) -> tuple[float, float]:
+    """The 95% percentile bootstrap interval of the mean of ``values`` (seeded)."""
     if len(values) < 2:
         return (math.nan, math.nan)
-    arr = np.asarray(values)
+    arr = np.asarray(values, dtype=float)
     rng = np.random.default_rng(0)
-    means = arr[rng.integers(0, len(arr), size=(n, len(arr)))].mean(axis=1)
+    # resample in blocks so a 10,000-item run never holds n x 10,000 indices at once
+    means = np.concatenate(
+        [
+            arr[rng.integers(0, len(arr), size=(min(200, n - s), len(arr)))].mean(axis=1)
+            for s in range(0, n, 200)
+        ]
+    )
     lo, hi = np.quantile(means, [0.025, 0.975])
     return float(lo), float(hi)
+
+
+def _latency(run: RunData) -> list[float]:
+    out: list[float] = []
+    for r in run.reports:
+        for cr in leaves(r):
+            info = cr.llm_invocation or {}
+            if isinstance(info.get("latency_s"), int | float):
+                out.append(float(info["latency_s"]))
+    return out
+
+
+def _errors(run: RunData) -> Counter[str]:
+    categories: Counter[str] = Counter()
+    for i, r in enumerate(run.reports):
+        if r is None:
+            failed = i < len(run.item_errors) and run.item_errors[i] is not None
+            categories["item failed" if failed else "item not graded"] += 1
+            continue
+        if r.error:
+            categories["item failed"] += 1
+        for cr in leaves(r):
+            if cr.error is not None:
+                categories[cr.error_category or "unknown"] += 1
+    return categories
 
 
 def overview_section(run: RunData) -> str:
     """Items, score distribution, pass rate, cost, tokens, calls, errors and latency."""
     done = [r for r in run.reports if r is not None]
     scores = [r.score for r in done if r.score is not None]
-    lo, hi = _bootstrap_mean(scores)
+    lo, hi = bootstrap_mean(scores)
     mean = sum(scores) / len(scores) if scores else math.nan
     passes = [r.passed for r in done if r.passed is not None]
-    threshold = next((t for t in run.thresholds if t is not None), None)
+    thresholds = {t for t in run.thresholds if t is not None}
+    threshold = next(iter(thresholds)) if len(thresholds) == 1 else None
+    # a grade JSONL does not say the threshold: only the items that have one are counted
+    at = (
+        f" ({threshold:g})"
+        if threshold is not None
+        else (", thresholds differ by item" if thresholds else "")
+    )
     costs = [r.completion_cost for r in done]
     cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
-    tokens = sum(r.token_usage.total_tokens for r in done if r.token_usage is not None)
-    categories: Counter[str] = Counter()
-    latencies: list[float] = []
-    for r in done:
-        if r.error:
-            categories["item failed"] += 1
-        for cr in leaves(r):
-            if cr.error_category:
-                categories[cr.error_category] += 1
-            info = cr.llm_invocation or {}
-            if isinstance(info.get("latency_s"), int | float):
-                latencies.append(float(info["latency_s"]))
+    usage = [r.token_usage for r in done if r.token_usage is not None]
+    latencies = _latency(run)
     pct = (
-        ", ".join(f"p{q}: {np.percentile(latencies, q):.2f} s" for q in (50, 90, 99))
+        ", ".join(f"p{q} {np.percentile(latencies, q):.3f} s" for q in (50, 90, 99))
+        + f" over {len(latencies)} answers"
         if latencies
         else "–"
     )
-    rows = [
-        ("items", f"{len(done)} graded of {len(run.reports)}"),
-        ("mean score", f"{_fmt(mean)} (95% bootstrap interval {_fmt(lo)}–{_fmt(hi)})"),
+    calls = sum(r.judge_calls for r in done)
+    cached = sum(r.cached_calls for r in done)
+    rows: list[tuple[str, str]] = [
+        ("items", f"{len(scores)} scored, {len(done)} graded, {len(run.reports)} in the run"),
+        ("mean score", f"{fmt(mean)} (95% bootstrap interval {fmt(lo)} to {fmt(hi)})"),
+        ("median score", fmt(float(np.median(scores))) if scores else "–"),
         (
             "pass rate",
-            (
-                f"{sum(passes) / len(passes):.1%} of {len(passes)} items with a pass_threshold"
-                + (f" ({threshold:g})" if threshold is not None else "")
-            )
+            f"{sum(passes) / len(passes):.1%} of {len(passes)} items with a pass_threshold{at}"
             if passes
             else "–",
         ),
+        ("judge calls", f"{calls:,} ({cached:,} from the response cache)"),
         (
-            "judge calls",
-            f"{sum(r.judge_calls for r in done)} ({sum(r.cached_calls for r in done)} cached)",
+            "tokens",
+            f"{sum(u.total_tokens for u in usage):,} "
+            f"({sum(u.prompt_tokens for u in usage):,} prompt, "
+            f"{sum(u.completion_tokens for u in usage):,} completion)"
+            if usage
+            else "unknown",
         ),
-        ("tokens", f"{tokens:,}"),
         ("cost", cost),
-        ("errors", ", ".join(f"{k}: {v}" for k, v in categories.most_common()) or "none"),
+        (
+            "errors",
+            ", ".join(f"{k}: {v}" for k, v in _errors(run).most_common()) or "none",
+        ),
         ("judge latency", pct),
     ]
-    table = _table(None, rows, "facts")
+    if run.wall_s is not None:
+        rows.append(("wall time", f"{run.wall_s:.1f} s"))
     plot = (
         _plots.histogram(
             scores, title="Score distribution", key="scores", xlabel="score", threshold=threshold
@@ -101,19 +121,20 @@ def overview_section(run: RunData) -> str:
         if scores
         else "<p>No item has a score.</p>"
     )
-    return f"<section id='overview'><h2>Overview</h2>{table}{plot}</section>"
+    facts = table(None, rows, "facts", caption="The run in numbers")
+    return (
+        f"<section id='overview'><h2>Overview</h2><div class='grid'>{facts}{plot}</div></section>"
+    )
 
 
-def _answer(cr: Any) -> str:
-    if cr.error is not None and cr.verdict is None and cr.selection is None:
-        return "error"
-    if cr.selection is not None:
-        return str(cr.selection.label)
-    return cr.verdict.value if cr.verdict is not None else "–"
+def _answer_order(counts: Counter[str], options: list[str]) -> list[tuple[str, int]]:
+    known = [*options, *_BINARY_ORDER]
+    ordered = [(a, counts[a]) for a in known if counts.get(a)]
+    ordered += [(a, n) for a, n in counts.items() if a not in known]
+    return ordered
 
 
-def criteria_section(run: RunData) -> str:
-    """Per criterion: the answers given, confidence where judges reported it, agreement."""
+def _groups(run: RunData) -> dict[str, dict[str, Any]]:
     groups: dict[str, dict[str, Any]] = {}
     for r in run.reports:
         for i, cr in enumerate(leaves(r)):
@@ -125,152 +146,99 @@ def criteria_section(run: RunData) -> str:
                     "conf": [],
                     "agree": [],
                     "errors": 0,
-                    "requirement": cr.criterion.requirement,
+                    "criterion": cr.criterion,
+                    "escalated": 0,
+                    "changed": 0,
+                    "evidence_failed": 0,
                 },
             )
-            g["answers"][_answer(cr)] += 1
+            g["answers"][answer_of(cr)] += 1
             g["errors"] += cr.error is not None
             if cr.confidence is not None:
                 g["conf"].append(cr.confidence)
             if cr.agreement is not None:
                 g["agree"].append(cr.agreement)
+            g["escalated"] += cr.escalation is not None
+            g["changed"] += cr.calibration is not None and cr.calibration.changed
+            g["evidence_failed"] += cr.evidence_check is not None and not cr.evidence_check.found
+    return groups
+
+
+def criteria_section(run: RunData) -> str:
+    """Per criterion: the answers given, confidence where judges reported it, agreement."""
+    groups = _groups(run)
+    if not groups:
+        return (
+            "<section id='criteria'><h2>Per criterion</h2><p>No criterion was judged.</p></section>"
+        )
     rows = []
+    bars = []
     plots: list[str] = []
     for k, (key, g) in enumerate(groups.items()):
-        answers = ", ".join(f"{a}: {n}" for a, n in g["answers"].most_common())
-        conf = _fmt(float(np.mean(g["conf"]))) if g["conf"] else "–"
-        agree = _fmt(float(np.mean(g["agree"]))) if g["agree"] else "–"
-        rows.append((key, g["requirement"][:200], answers, g["errors"], conf, agree))
+        crit = g["criterion"]
+        options = [o.label for o in crit.options or []]
+        answers = _answer_order(g["answers"], options)
+        bars.append((key, answers))
+        agree = g["agree"]
+        rows.append(
+            (
+                key,
+                crit.requirement[:200],
+                f"{crit.weight:g}",
+                ", ".join(f"{a}: {n}" for a, n in answers),
+                g["errors"],
+                fmt(float(np.mean(g["conf"]))) if g["conf"] else "–",
+                fmt(float(np.mean(agree))) if agree else "–",
+                f"{sum(a >= 1.0 for a in agree) / len(agree):.0%}" if agree else "–",
+                g["escalated"] or "–",
+                g["changed"] or "–",
+                g["evidence_failed"] or "–",
+            )
+        )
         if g["conf"] and len(plots) < 24:
             plots.append(
                 _plots.histogram(
                     g["conf"],
                     title=f"Confidence: {key}",
                     key=f"conf{k}",
-                    xlabel="confidence",
+                    xlabel="confidence in the answer given",
                     bins=10,
                     low=0.5 if min(g["conf"]) >= 0.5 else 0.0,
                 )
             )
-    table = _table(
-        ["criterion", "requirement", "answers", "errors", "mean confidence", "ensemble agreement"],
-        rows,
-    )
-    grid = f"<div class='grid'>{''.join(plots)}</div>" if plots else ""
-    return f"<section id='criteria'><h2>Per criterion</h2>{table}{grid}</section>"
-
-
-def _ci(m: Any, name: str) -> str:
-    v = m.metrics.get(name)
-    ci = m.intervals.get(name)
-    base = _fmt(v)
-    return f"{base} [{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else base
-
-
-def human_section(run: RunData) -> str:
-    """Agreement with the dataset's human labels, when the run has them."""
-    m = run.metrics
-    if m is None:
-        return ""
-    rows = [
-        (c.key, c.kind, c.n, _ci(c, "accuracy"), _ci(c, "kappa"))
-        for c in ([m.pooled] if m.pooled is not None else []) + list(m.criteria)
+    head = [
+        "criterion",
+        "requirement",
+        "weight",
+        "answers",
+        "errors",
+        "mean confidence",
+        "ensemble agreement",
+        "unanimous",
+        "escalated",
+        "changed by calibration",
+        "quote not found",
     ]
     parts = [
-        "<section id='humans'><h2>Against human labels</h2>",
-        _table(["criterion", "kind", "n", "accuracy [95% CI]", "kappa [95% CI]"], rows),
+        "<section id='criteria'><h2>Per criterion</h2>",
+        _plots.answer_bars(bars, title="Answers per criterion", key="answers"),
+        "<div class='scroll'>",
+        table(head, rows, caption="Answers, confidence and agreement per criterion"),
+        "</div>",
     ]
-    for c in m.criteria[:30]:
-        head = ["human \\ judge", *c.labels]
-        body = [[label, *row] for label, row in zip(c.labels, c.confusion, strict=False)]
+    if run.metrics is not None and run.metrics.inter_judge:
+        ij = [
+            (j.key, ", ".join(j.judges), j.units, fmt(j.krippendorff_alpha), fmt(j.fleiss_kappa))
+            for j in run.metrics.inter_judge
+        ]
         parts.append(
-            f"<details><summary>Confusion matrix: {esc(c.key)}</summary>"
-            f"{_table(head, body, 'confusion')}</details>"
-        )
-    cc = m.confidence_calibration
-    if cc is not None and cc.bins:
-        parts.append(
-            f"<p>Confidence against agreement on {cc.n} answers: Brier {_fmt(cc.brier)}, "
-            f"expected calibration error {_fmt(cc.ece)}.</p>"
-        )
-        parts.append(_plots.reliability(cc.bins, title="Reliability diagram", key="reliability"))
-    if m.estimates:
-        est_rows = []
-        for what, ests in m.estimates.items():
-            for kind, e in ests.items():
-                est_rows.append(
-                    (
-                        what.replace("_", " "),
-                        kind,
-                        _fmt(e.estimate),
-                        f"{_fmt(e.low)}–{_fmt(e.high)}",
-                        e.n_labelled,
-                        e.n_unlabelled,
-                    )
-                )
-        parts.append("<h3>Estimates</h3>")
-        parts.append(
-            _table(
-                ["quantity", "estimate", "value", "95% interval", "labelled", "unlabelled"],
-                est_rows,
+            table(
+                ["criterion", "judges", "items", "Krippendorff's alpha", "Fleiss' kappa"],
+                ij,
+                caption="How much the ensemble's judges agree with each other",
             )
         )
+    if plots:
+        parts.append(f"<h3>Confidence</h3><div class='grid'>{''.join(plots)}</div>")
     parts.append("</section>")
     return "".join(parts)
-
-
-def _dump(model: Any) -> Any:
-    return None if model is None else model.model_dump(mode="json")
-
-
-def item_rows(run: RunData) -> list[dict[str, Any]]:
-    """One plain record per item for the page's table and detail view."""
-    out = []
-    truth_of: list[Any] = []
-    if run.dataset is not None:
-        truth_of = [it.ground_truth for it in run.dataset.items]
-    for i, r in enumerate(run.reports):
-        truth = truth_of[i] if i < len(truth_of) else None
-        crits = []
-        disagree = 0
-        for j, cr in enumerate(leaves(r)):
-            gold = None
-            if truth is not None and j < len(truth) and truth[j] is not None:
-                gold = getattr(truth[j], "value", truth[j])
-            said = _answer(cr)
-            if gold is not None and said not in ("error", "–") and said != gold:
-                disagree += 1
-            crits.append(
-                {
-                    "key": cr.criterion.key or f"#{j}",
-                    "requirement": cr.criterion.requirement,
-                    "weight": cr.criterion.weight,
-                    "answer": said,
-                    "human": gold,
-                    "reason": cr.reason,
-                    "confidence": cr.confidence,
-                    "error": cr.error,
-                    "evidence": cr.evidence_check.model_dump(mode="json")
-                    if cr.evidence_check
-                    else None,
-                    "calibration": cr.calibration.model_dump(mode="json")
-                    if cr.calibration
-                    else None,
-                    "escalation": cr.escalation.model_dump(mode="json") if cr.escalation else None,
-                    "votes": [v.model_dump(mode="json") for v in cr.votes or []],
-                    "call": cr.llm_invocation,
-                }
-            )
-        out.append(
-            {
-                "id": run.ids[i],
-                "score": None if r is None else r.score,
-                "passed": None if r is None else r.passed,
-                "errors": 0 if r is None else r.error_count,
-                "error": "not graded" if r is None else r.error,
-                "disagree": disagree,
-                "submission": run.submissions[i],
-                "criteria": crits,
-            }
-        )
-    return out

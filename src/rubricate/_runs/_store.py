@@ -216,6 +216,14 @@ class RunStore:
             )
             yield JudgmentRow(judge, usage, cost, lat or 0.0)
 
+    def iter_judgments(self) -> Iterator[tuple[str, str, str | None, str]]:
+        """Yield every stored judgment as (item key, judge, tags JSON, response JSON)."""
+        cur = self._db.execute(
+            "SELECT item_key, judge, tags, response FROM judgments ORDER BY rowid"
+        )
+        for key, judge, tags, response in cur:
+            yield str(key), str(judge), tags, str(response)
+
     def items_with_judgments(self) -> set[str]:
         """Return the keys of the items that have at least one stored judgment."""
         return {r[0] for r in self._db.execute("SELECT DISTINCT item_key FROM judgments")}
