@@ -208,6 +208,7 @@ def test_drawing_leaves_the_callers_matplotlib_alone(tmp_path: Path) -> None:
     import matplotlib
 
     before = (matplotlib.get_backend(), dict(matplotlib.rcParams))
-    svg = _plots.answer_bars([("a $x$ <b>", [("MET", 2), ("opt $1$", 1)])], title="t", key="k")
+    rows = [("a $x$ <b>", [("MET", 2), ("opt $1$", 1)], ["opt $1$", "opt $2$"])]
+    svg = _plots.answer_bars(rows, title="t", key="k")
     assert (matplotlib.get_backend(), dict(matplotlib.rcParams)) == before
     assert "a $x$ &lt;b&gt;" in svg and "opt $1$" in svg  # text, not mathtext or markup

@@ -85,7 +85,7 @@ if(data.compare)el(tr,'td',it.delta===undefined?'–':(it.delta>0?'+':'')+fmt(it
 el(tr,'td',it.passed===null?'–':(it.passed?'yes':'no'));
 el(tr,'td',String(it.errors),it.errors?'num bad':'num');
 if(data.labels)el(tr,'td',fmt(it.people),it.people?'num bad':'num');
-el(tr,'td',String(it.split),'num');el(tr,'td',fmt(it.minconf),'num');
+if(data.ensemble)el(tr,'td',String(it.split),'num');el(tr,'td',fmt(it.minconf),'num');
 el(tr,'td',it.error||'','bad');tr.addEventListener('click',()=>show(it));return tr;}
 let current=[];
 function draw(){const cmp=orders[sortKey];
@@ -154,10 +154,11 @@ el(detail,'h4','Submission');
 el(detail,'pre',it.submission||'(not in this file: pass --submissions)');
 el(detail,'h4','Criteria ('+it.crit.length+')');
 const t=el(detail,'table');const h=el(el(t,'thead'),'tr');
-for(const c of['criterion','answer','people','confidence','reason'])el(h,'th',c);
+for(const c of['criterion','answer',...(data.labels?['people']:[]),'confidence','reason'])
+el(h,'th',c);
 const tb=el(t,'tbody');for(const c of it.crit){const tr=el(tb,'tr');el(tr,'th',c.key);
 el(tr,'td',c.ans,c.ans==='error'||(c.human!==undefined&&c.human!==c.ans)?'bad':'');
-el(tr,'td',c.human===undefined?'–':c.human);el(tr,'td',fmt(c.conf));
+if(data.labels)el(tr,'td',c.human===undefined?'–':c.human);el(tr,'td',fmt(c.conf));
 el(tr,'td',c.error?c.error:(c.reason||''),c.error?'bad':'');}
 for(const c of it.crit)criterion(detail,c);
 if(it.calls){el(detail,'h4','Raw judge output for the whole item');raw(detail,it.calls);}

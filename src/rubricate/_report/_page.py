@@ -53,14 +53,16 @@ def _csp() -> str:
     )
 
 
-def _items_html(compare_on: bool, labels: bool) -> str:
+def _items_html(compare_on: bool, labels: bool, ensemble: bool) -> str:
     cols = [("id", "id"), ("score", "score")]
     if compare_on:
         cols.append(("delta", "Δ score"))
     cols += [("passed", "passed"), ("errors", "errors")]
     if labels:
         cols.append(("people", "disagrees with people"))
-    cols += [("split", "judges split"), ("minconf", "lowest confidence"), ("", "item error")]
+    if ensemble:
+        cols.append(("split", "judges split"))
+    cols += [("minconf", "lowest confidence"), ("", "item error")]
     head = "".join(
         f"<th scope='col' data-key='{k}'>{esc(t)}</th>" if k else f"<th scope='col'>{esc(t)}</th>"
         for k, t in cols
@@ -100,16 +102,22 @@ def render_page(run: RunData, other: RunData | None = None) -> str:
             if it["id"] in comparison.deltas:
                 it["delta"] = comparison.deltas[it["id"]]
     labels = run.metrics is not None
+    ensemble = any("votes" in c for it in items for c in it["crit"])
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     sections = [
         ("overview", "Overview", overview_section(run)),
         ("criteria", "Per criterion", criteria_section(run)),
         ("humans", "Against human labels", human_section(run)),
         ("compare", "Comparison", compare_section(comparison) if comparison else ""),
-        ("item-list", "Items", _items_html(comparison is not None, labels)),
+        ("item-list", "Items", _items_html(comparison is not None, labels, ensemble)),
     ]
     nav = " ".join(f"<a href='#{k}'>{esc(t)}</a>" for k, t, html in sections if html)
-    payload = {"items": items, "compare": comparison is not None, "labels": labels}
+    payload = {
+        "items": items,
+        "compare": comparison is not None,
+        "labels": labels,
+        "ensemble": ensemble,
+    }
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{_csp()}\">"

@@ -100,13 +100,14 @@ def reliability(bins: Sequence[dict[str, float]], *, title: str, key: str) -> st
     return _svg(title, key, (3.4, 3.0), draw)
 
 
-def _colour(answer: str, order: dict[str, int]) -> str:
-    if answer in _FIXED:
-        return _FIXED[answer]
+def _colour(answer: str, options: Sequence[str]) -> str:
+    if answer in _FIXED or answer not in options:
+        return _FIXED.get(answer, "#8c8c8c")
     from matplotlib import colormaps
 
-    # options in scale order, from the low end of the scale to the high end
-    return str(_hex(colormaps["viridis"](0.15 + 0.7 * order[answer] / max(1, len(order) - 1))))
+    # an option's place on its own scale, from the low end to the high end
+    place = options.index(answer) / max(1, len(options) - 1)
+    return _hex(colormaps["viridis"](0.15 + 0.7 * place))
 
 
 def _plain(text: str) -> str:
@@ -119,26 +120,24 @@ def _hex(rgba: Sequence[float]) -> str:
 
 
 def answer_bars(
-    rows: Sequence[tuple[str, Sequence[tuple[str, int]]]], *, title: str, key: str
+    rows: Sequence[tuple[str, Sequence[tuple[str, int]], Sequence[str]]], *, title: str, key: str
 ) -> str:
     """One horizontal bar per criterion, split into the shares of each answer.
 
-    ``rows`` holds (criterion, [(answer, count), ...]) with the answers in the order
-    to stack them.
+    ``rows`` holds (criterion, [(answer, count), ...], the criterion's option labels
+    in scale order) with the answers in the order to stack them.
     """
-    options = [a for _, answers in rows for a, _ in answers if a not in _FIXED]
-    order = {a: i for i, a in enumerate(dict.fromkeys(options))}
 
     def draw(ax: Any) -> None:
         seen: set[str] = set()
-        for y, (_, answers) in enumerate(rows):
+        for y, (_, answers, options) in enumerate(rows):
             total = sum(n for _, n in answers) or 1
             left = 0.0
             for answer, n in answers:
                 share = n / total
                 label = None if answer in seen else _plain(answer)
                 seen.add(answer)
-                ax.barh(y, share, left=left, color=_colour(answer, order), label=label)
+                ax.barh(y, share, left=left, color=_colour(answer, options), label=label)
                 left += share
         ax.set_yticks(range(len(rows)), [_plain(r[0][:32]) for r in rows])
         ax.invert_yaxis()

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _plots
 from ._data import RunData, leaves
-from ._html import answer_of, fmt, table
+from ._html import answer_of, esc, fmt, table
 
 __all__ = ["bootstrap_mean", "criteria_section", "overview_section"]
 
@@ -164,6 +164,15 @@ def _groups(run: RunData) -> dict[str, dict[str, Any]]:
     return groups
 
 
+def _drop_empty(
+    head: list[str], rows: list[tuple[Any, ...]], *, first: int
+) -> tuple[list[str], list[tuple[Any, ...]], list[str]]:
+    """Leave out the columns from ``first`` on that hold nothing in any row."""
+    keep = [i for i in range(len(head)) if i < first or any(r[i] != "–" for r in rows)]
+    empty = [head[i] for i in range(len(head)) if i not in keep]
+    return [head[i] for i in keep], [tuple(r[i] for i in keep) for r in rows], empty
+
+
 def criteria_section(run: RunData) -> str:
     """Per criterion: the answers given, confidence where judges reported it, agreement."""
     groups = _groups(run)
@@ -178,7 +187,7 @@ def criteria_section(run: RunData) -> str:
         crit = g["criterion"]
         options = [o.label for o in crit.options or []]
         answers = _answer_order(g["answers"], options)
-        bars.append((key, answers))
+        bars.append((key, answers, options))
         agree = g["agree"]
         rows.append(
             (
@@ -219,12 +228,14 @@ def criteria_section(run: RunData) -> str:
         "changed by calibration",
         "quote not found",
     ]
+    head, rows, empty = _drop_empty(head, rows, first=5)
     parts = [
         "<section id='criteria'><h2>Per criterion</h2>",
         _plots.answer_bars(bars, title="Answers per criterion", key="answers"),
         "<div class='scroll'>",
         table(head, rows, caption="Answers, confidence and agreement per criterion"),
         "</div>",
+        f"<p class='muted'>No answer had: {esc(', '.join(empty))}.</p>" if empty else "",
     ]
     if run.metrics is not None and run.metrics.inter_judge:
         ij = [
