@@ -82,6 +82,8 @@ def test_overview_counts_match_the_run(runs: tuple[Path, Path], page: str) -> No
     calls = sum(r.judge_calls for r in reports)
     assert f"{calls:,} (0 from the response cache)" in page
     assert "server: 4" in page  # item-013's four criteria: the server failed every judge
+    # the plot's numbers in words, for screen readers
+    assert f"<title>Score distribution</title><desc>{len(scores)} values; " in page
 
 
 def test_failures_are_errors_never_verdicts(page: str) -> None:
@@ -212,3 +214,20 @@ def test_drawing_leaves_the_callers_matplotlib_alone(tmp_path: Path) -> None:
     svg = _plots.answer_bars(rows, title="t", key="k")
     assert (matplotlib.get_backend(), dict(matplotlib.rcParams)) == before
     assert "a $x$ &lt;b&gt;" in svg and "opt $1$" in svg  # text, not mathtext or markup
+
+
+def test_a_run_without_its_dataset_copy_still_reports(
+    runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import shutil
+
+    bare = tmp_path / "bare"
+    shutil.copytree(runs[0], bare)
+    (bare / "dataset.jsonl").unlink()
+    out = tmp_path / "r.html"
+    assert main(["report", str(bare), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "<section id='humans'>" not in page  # no labels without the dataset
+    items = items_of(page)["items"]
+    assert [it["id"] for it in items] == [f"item-{i:03d}" for i in range(30)]
+    assert all("raw" in c for it in items if it["id"] != "item-013" for c in it["crit"])

@@ -91,7 +91,9 @@ def _from_run(path: Path) -> RunData:
     result = RunResult.open(path)
     reports = list(result.iter_reports())
     errors: list[str | None] = [None] * len(reports)
+    keys: dict[int, str] = {}
     for o in result.outcomes:
+        keys[o.index] = o.key  # how the store names the item, dataset copy or not
         if o.error and 0 <= o.index < len(errors):
             errors[o.index] = o.error
     dataset = None
@@ -105,7 +107,7 @@ def _from_run(path: Path) -> RunData:
     thresholds: list[float | None] = []
     for i in range(len(reports)):
         item = dataset.items[i] if dataset is not None and i < len(dataset.items) else None
-        ids.append(str(getattr(item, "id", None) or f"#{i}"))
+        ids.append(keys.get(i) or str(getattr(item, "id", None) or f"#{i}"))
         subs.append(_text(item.submission) if item is not None else "")
         rubric = dataset.get_item_rubric(i) if dataset is not None and item is not None else None
         thresholds.append(rubric.pass_threshold if rubric is not None else None)

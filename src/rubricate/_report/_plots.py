@@ -36,8 +36,17 @@ _FIXED = {
 }
 
 
-def _svg(title: str, key: str, size: tuple[float, float], draw: Callable[[Any], None]) -> str:
-    """Draw with ``draw(axes)`` and return an ``<svg>`` element titled ``title``."""
+def _svg(
+    title: str,
+    key: str,
+    size: tuple[float, float],
+    draw: Callable[[Any], None],
+    desc: str = "",
+) -> str:
+    """Draw with ``draw(axes)`` and return an ``<svg>`` element titled ``title``.
+
+    ``desc`` puts the plotted numbers in words for screen readers.
+    """
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -55,7 +64,8 @@ def _svg(title: str, key: str, size: tuple[float, float], draw: Callable[[Any], 
     svg = svg.replace('xlink:href="#', f'xlink:href="#{key}-').replace("url(#", f"url(#{key}-")
     svg = svg.replace("<svg ", f'<svg role="img" aria-label="{esc(title)}" class="plot" ', 1)
     head_end = svg.index(">") + 1
-    return svg[:head_end] + f"<title>{esc(title)}</title>" + svg[head_end:]
+    text_alt = f"<title>{esc(title)}</title>" + (f"<desc>{esc(desc)}</desc>" if desc else "")
+    return svg[:head_end] + text_alt + svg[head_end:]
 
 
 def histogram(
@@ -79,7 +89,13 @@ def histogram(
         ax.set_xlabel(xlabel)
         ax.set_ylabel("count")
 
-    return _svg(title, key, (4.6, 2.4), draw)
+    import numpy as np
+
+    counts, edges = np.histogram(list(values), bins=bins, range=(low, high))
+    desc = f"{len(values)} values; " + "; ".join(
+        f"{edges[i]:.2f} to {edges[i + 1]:.2f}: {int(n)}" for i, n in enumerate(counts) if n
+    )
+    return _svg(title, key, (4.6, 2.4), draw, desc)
 
 
 def reliability(bins: Sequence[dict[str, float]], *, title: str, key: str) -> str:
@@ -97,7 +113,11 @@ def reliability(bins: Sequence[dict[str, float]], *, title: str, key: str) -> st
         ax.set_xlabel("confidence")
         ax.set_ylabel("agreement with people")
 
-    return _svg(title, key, (3.4, 3.0), draw)
+    desc = "; ".join(
+        f"confidence {b['confidence']:.2f}: agreement {b['agreement']:.2f} ({int(b['n'])})"
+        for b in bins
+    )
+    return _svg(title, key, (3.4, 3.0), draw, desc)
 
 
 def _colour(answer: str, options: Sequence[str]) -> str:
@@ -145,4 +165,7 @@ def answer_bars(
         ax.set_xlabel("share of items")
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
 
-    return _svg(title, key, (6.4, 0.9 + 0.32 * len(rows)), draw)
+    desc = "; ".join(
+        f"{name}: " + ", ".join(f"{a} {n}" for a, n in answers) for name, answers, _ in rows
+    )
+    return _svg(title, key, (6.4, 0.9 + 0.32 * len(rows)), draw, desc)
