@@ -57,7 +57,9 @@ def _science_rubric(qd: dict[str, Any]) -> dict[str, Any]:
         ch = qd["choice"]
         crit.append(
             {
-                "name": "choice",
+                # one name per question: `rubricate metrics` pools criteria by name,
+                # and each question's options differ
+                "name": f"choice_{qd['id']}",
                 "requirement": ch["requirement"],
                 "weight": 1.0,
                 "scale_type": ch["scale_type"],
