@@ -8,7 +8,7 @@ for ``rubricate calibrate NAME.json --train-ids dev_ids.txt``), or
 Every dataset file is a rubricate dataset (``RubricDataset.from_file`` reads it) whose
 items carry ``metadata.split`` (``dev`` or ``test``) and ``metadata.question``; the
 split is by question, so no question has items in both. Preference pairs live in
-``benchmarks/data/pairs/*.jsonl`` (see the README there for the layout).
+``benchmarks/data/pairs/*.jsonl`` (layout in benchmarks/data/README.md).
 """
 
 from __future__ import annotations

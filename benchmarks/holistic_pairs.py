@@ -1,6 +1,8 @@
 """Does the holistic grader prefer the better of two answers? Old prompt vs new, side by side.
 
-Run: ``python benchmarks/holistic_pairs.py [--data NAME ...] [--split test|dev|all]``.
+Run: ``python benchmarks/holistic_pairs.py [--data NAME ...] [--split test|dev|all]``,
+or ``--pairs FILE ...`` to use fixed preference pairs instead (``benchmarks/data/pairs/``:
+built from the authored answers, and a few from LLMBar).
 
 Pairs are built from the labelled datasets: two answers to the same question whose
 human-labelled scores (the rubric's own formula over the gold verdicts) differ; the
@@ -71,11 +73,32 @@ class _Before(RubricAsJudgeGrader):
         )
 
 
+def _fixed_pairs(
+    files: list[str], split: str
+) -> tuple[dict[str, Any], dict[str, float], list[tuple[str, str]]]:
+    """Answers, gold scores and pairs from preference-pair files (benchmarks/_data.py)."""
+    from _data import load_pairs
+
+    answers: dict[str, Any] = {}
+    gold: dict[str, float] = {}
+    pairs: list[tuple[str, str]] = []
+    for file in files:
+        for p in load_pairs(Path(file)):
+            if split != "all" and p.split != split:
+                continue
+            ka, kb = f"{p.id}:a", f"{p.id}:b"
+            answers[ka] = (p.rubric, p.a, p.query)
+            answers[kb] = (p.rubric, p.b, p.query)
+            gold[ka], gold[kb] = (1.0, 0.0) if p.better == "a" else (0.0, 1.0)
+            pairs.append((ka, kb))
+    return answers, gold, pairs
+
+
 async def main_async(args: argparse.Namespace) -> None:
     answers: dict[str, Any] = {}
     gold: dict[str, float] = {}
     question: dict[str, str] = {}
-    for name in args.data:
+    for name in [] if args.pairs else args.data:
         for c in load_cases(name):
             if args.split != "all" and c.split != args.split:
                 continue
@@ -93,6 +116,8 @@ async def main_async(args: argparse.Namespace) -> None:
         for a, b in itertools.combinations(sorted(answers), 2)
         if question[a] == question[b] and abs(gold[a] - gold[b]) > 1e-9
     ]
+    if args.pairs:
+        answers, gold, pairs = _fixed_pairs(args.pairs, args.split)
     print(f"{len(answers)} answers, {len(pairs)} pairs with a clear preference")
     print(f"{'prompt':8} {'pairs right':>11} {'scores<=10':>10} {'failed':>6} {'max reason':>10}")
     for label, grader in (
@@ -122,6 +147,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", nargs="+", default=["pilot_physics", "authored_mixed"])
     ap.add_argument("--split", default="test", choices=["test", "dev", "all"])
+    ap.add_argument("--pairs", nargs="+", help="preference-pair files (JSON Lines) to use")
     asyncio.run(main_async(ap.parse_args()))
 
 

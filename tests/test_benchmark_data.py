@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -99,3 +100,61 @@ def test_split_ids_are_disjoint_and_cover_the_dataset():
     dev, test = _data.split_ids(ds, "dev"), _data.split_ids(ds, "test")
     assert dev and test and not set(dev) & set(test)
     assert len(dev) + len(test) == len(ds.items)
+
+
+PAIR_FILES = _data.pair_files()
+
+
+def test_there_are_enough_pairs():
+    pairs = list(_data.all_pairs())
+    assert len(pairs) >= 60
+    sides = collections.Counter(p.better for p in pairs)
+    assert min(sides.values()) >= len(pairs) // 3, sides
+
+
+@pytest.mark.parametrize("path", PAIR_FILES, ids=lambda p: p.name)
+def test_pairs_load_and_split_by_question(path: Path):
+    pairs = _data.load_pairs(path)
+    assert pairs, path
+    assert f"`{path.name}`" in README, f"benchmarks/data/README.md does not describe {path.name}"
+    splits: dict[str, set[str]] = collections.defaultdict(set)
+    for p in pairs:
+        splits[p.question].add(p.split)
+    both = sorted(q for q, s in splits.items() if len(s) > 1)
+    assert not both, f"{path.name}: questions in both splits: {both}"
+    ids = [p.id for p in pairs]
+    assert len(ids) == len(set(ids)), f"{path.name}: duplicate pair ids"
+
+
+def test_authored_pairs_keep_the_datasets_split_and_prefer_the_higher_gold_score():
+    ds = RubricDataset.from_file(_data.DATA / "authored_science.json")
+    by_text = {(_data.question_of(it), it.submission): it for it in ds.items}
+    for p in _data.load_pairs(_data.PAIRS / "authored_science_pairs.jsonl"):
+        good, bad = (p.a, p.b) if p.better == "a" else (p.b, p.a)
+        good_item, bad_item = by_text[(p.question, good)], by_text[(p.question, bad)]
+        assert _data.split_of(good_item) == _data.split_of(bad_item) == p.split, p.id
+        rubric = good_item.rubric
+        assert rubric is not None
+        gap = rubric.compute_score(good_item.ground_truth) - rubric.compute_score(
+            bad_item.ground_truth
+        )
+        assert gap >= 0.5, p.id
+
+
+def test_a_malformed_pair_is_refused_with_its_line(tmp_path: Path):
+    bad = tmp_path / "bad.jsonl"
+    row = {
+        "id": "x",
+        "query": "q",
+        "rubric": {"format": "rubricate/1", "criteria": [{"requirement": "r", "weight": 1}]},
+        "a": "one",
+        "b": "two",
+        "better": "c",
+        "split": "dev",
+        "question": "q",
+        "source": "test",
+    }
+
+    bad.write_text(json.dumps(row) + "\n")
+    with pytest.raises(ValueError, match=r"bad.jsonl line 1.better"):
+        _data.load_pairs(bad)

@@ -19,6 +19,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SOURCES = {"pilot_physics": "_pilot_src", "authored_mixed": "_mixed_src"}
 SCIENCE = ("_science_physics_src", "_science_other_src")
+KINDS = ("explicit", "informal", "partial", "wrong", "offtopic")
 
 
 def build(name: str, module: str) -> dict[str, Any]:
@@ -126,16 +127,119 @@ def build_science() -> dict[str, Any]:
     return data
 
 
+def _score(item: dict[str, Any]) -> float:
+    """The rubric's score of the gold labels (every positive weight is 1, penalties -1)."""
+    crit = item["rubric"]["criteria"]
+    earned = 0.0
+    for c, gold in zip(crit, item["ground_truth"], strict=True):
+        if "options" in c:
+            earned += next(o["value"] for o in c["options"] if o["label"] == gold) if gold else 0.0
+        elif gold == "MET":
+            earned += c["weight"]
+    return max(0.0, earned) / sum(c["weight"] for c in crit if c["weight"] > 0)
+
+
+def build_pairs(science: dict[str, Any]) -> list[dict[str, Any]]:
+    """Preference pairs from authored_science: a correct answer against a worse one.
+
+    Per question two pairs: the first ``informal`` answer (correct, in a student's
+    words) against a ``partial`` answer that meets exactly one content criterion and
+    commits no fault; and the ``explicit`` answer against the first ``wrong`` one (or
+    the off-topic one). The better answer's gold score is 1, the worse one's at most
+    a half, so the preference is unambiguous. Sides alternate so that ``a`` and
+    ``b`` are each the better one half of the time.
+    """
+    by_question: dict[str, list[dict[str, Any]]] = {}
+    for item in science["items"]:
+        by_question.setdefault(item["metadata"]["question"], []).append(item)
+    pairs = []
+    for items in by_question.values():
+        kind = {k: [it for it in items if it["metadata"]["kind"] == k] for k in KINDS}
+        one_element = [
+            it
+            for it in kind["partial"]
+            if sum(
+                g == "MET"
+                for c, g in zip(it["rubric"]["criteria"], it["ground_truth"], strict=True)
+                if c["weight"] > 0 and "options" not in c
+            )
+            == 1
+            and "MET"
+            not in [
+                g
+                for c, g in zip(it["rubric"]["criteria"], it["ground_truth"], strict=True)
+                if c["weight"] < 0
+            ]
+        ]
+        worse_wrong = (kind["wrong"] or kind["offtopic"])[0]
+        candidates = [(kind["informal"][0], one_element[0] if one_element else None)]
+        candidates.append((kind["explicit"][0], worse_wrong))
+        for good, bad in candidates:
+            if bad is None:
+                continue
+            assert _score(good) == 1.0 and _score(bad) <= 0.5, (good["id"], bad["id"])
+            better = "a" if len(pairs) % 2 == 0 else "b"
+            a, b = (good, bad) if better == "a" else (bad, good)
+            pairs.append(
+                {
+                    "id": f"{good['id']}>{bad['id']}",
+                    "query": good["query"],
+                    "rubric": good["rubric"],
+                    "a": a["submission"],
+                    "b": b["submission"],
+                    "better": better,
+                    "split": good["metadata"]["split"],
+                    "question": good["metadata"]["question"],
+                    "source": "authored_science",
+                    "note": f"{good['metadata']['kind']} (score 1) vs {bad['metadata']['kind']} "
+                    f"(score {_score(bad):.2f})",
+                }
+            )
+    return pairs
+
+
+def build_llmbar_pairs() -> list[dict[str, Any]]:
+    """The LLMBar Natural pairs of ``_llmbar_src``, alternating between dev and test."""
+    sys.path.insert(0, str(HERE))
+    src = importlib.import_module("_llmbar_src")
+    pairs = []
+    for i, inst in enumerate(src.LLMBAR_NATURAL):
+        pairs.append(
+            {
+                "id": f"llmbar_natural_{inst['index']}",
+                "query": inst["input"],
+                "rubric": src.RUBRIC,
+                "a": inst["output_1"],
+                "b": inst["output_2"],
+                "better": "a" if inst["label"] == 1 else "b",
+                "split": "dev" if i % 2 == 0 else "test",
+                "question": f"llmbar_natural_{inst['index']}",
+                "source": "LLMBar Natural (princeton-nlp/LLMBar, MIT)",
+            }
+        )
+    return pairs
+
+
 def build_all() -> dict[str, str]:
-    """Every authored dataset as the exact text of its JSON file, by file name."""
+    """Every authored file as its exact text, by path under benchmarks/data."""
     datasets = [build(name, module) for name, module in SOURCES.items()]
-    datasets.append(build_science())
-    return {
+    science = build_science()
+    datasets.append(science)
+    out = {
         f"{d['name']}.json": json.dumps(d, indent=1, ensure_ascii=False) + "\n" for d in datasets
     }
+    out["pairs/authored_science_pairs.jsonl"] = "".join(
+        json.dumps(p, ensure_ascii=False) + "\n" for p in build_pairs(science)
+    )
+    out["pairs/llmbar_natural_pairs.jsonl"] = "".join(
+        json.dumps(p, ensure_ascii=False) + "\n" for p in build_llmbar_pairs()
+    )
+    return out
 
 
 if __name__ == "__main__":
     for file_name, text in build_all().items():
-        (HERE / file_name).write_text(text, encoding="utf-8")
-        print(file_name, len(json.loads(text)["items"]), "items")
+        path = HERE / file_name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(file_name, len(text.splitlines()) if path.suffix == ".jsonl" else "", "written")
