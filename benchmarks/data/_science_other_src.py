@@ -469,7 +469,8 @@ q(
         A(
             "partial",
             "MMUU",
-            "The sun makes seawater evaporate, then the vapour goes up into the sky and condenses to make clouds.",
+            "The sun makes seawater evaporate, then the vapour goes up into the sky, cools and condenses to make "
+            "clouds.",
             "One or two",
         ),
         A("offtopic", "UUUU", "About 97% of Earth's water is salt water in the oceans.", "None"),
@@ -486,7 +487,7 @@ q(
     "How does a vaccine protect you against a disease?",
     [
         "States that the vaccine contains a dead, weakened or harmless form (or part) of the pathogen",
-        "States that white blood cells make antibodies against it",
+        "States that the body (its white blood cells) makes antibodies against it",
         "States that memory cells remain, so a later infection is met with a faster, larger response",
     ],
     "Claims that the vaccine itself kills the pathogens (like a medicine)",

@@ -301,7 +301,7 @@ q(
     "ohms_law_current",
     "A 4 ohm resistor is connected to a 12 V battery. What current flows? Show how you got it.",
     [
-        "Uses Ohm's law (V = IR, or I = V/R)",
+        "States Ohm's law (V = IR) or its rearranged form I = V/R",
         "Gets the numerical value 3 for the current",
         "Gives the unit of current as amps (A)",
     ],
@@ -627,7 +627,7 @@ q(
             "UUUM",
             "Metal is naturally colder than wood, so the metal spoon is at a lower temperature.",
         ),
-        A("partial", "UMUU", "Metal is a good conductor and wood is an insulator."),
+        A("partial", "UMUU", "Metal is a good conductor of heat and wood is an insulator."),
         A(
             "partial",
             "MUUU",
@@ -826,7 +826,7 @@ q(
             "partial",
             "MUUU",
             "One half of the moon is always being lit up by the sun, like half of the earth is in daytime.",
-            "Other or none",
+            None,  # a fact, not quite a cause: graders could pick either option
         ),
         A(
             "offtopic",
