@@ -231,3 +231,28 @@ def test_a_run_without_its_dataset_copy_still_reports(
     items = items_of(page)["items"]
     assert [it["id"] for it in items] == [f"item-{i:03d}" for i in range(30)]
     assert all("raw" in c for it in items if it["id"] != "item-013" for c in it["crit"])
+
+
+def test_compare_counts_changed_answers_per_criterion_key(
+    runs: tuple[Path, Path], page: str, tmp_path: Path
+) -> None:
+    from rubricate._report._html import answer_of
+
+    here, there = reports_of(runs[0]), reports_of(runs[1])
+    changed, items = 0, set()
+    for i, a in here.items():
+        for x, y in zip(a.report or [], there[i].report or [], strict=True):
+            if answer_of(x) != answer_of(y):
+                changed, items = changed + 1, items | {i}
+    assert f"{changed} answers changed on {len(items)} items" in page
+    # the other run judged only "clarity": nothing else is paired with it by position
+    other = tmp_path / "other.jsonl"
+    with other.open("w") as f:
+        for r in there.values():
+            last = (r.report or [])[-1]
+            f.write(json.dumps(r.model_copy(update={"report": [last]}).to_jsonable()) + "\n")
+    out = tmp_path / "c.html"
+    assert main(["report", str(runs[0]), "-o", str(out), "--compare", str(other)]) == 0
+    section = out.read_text(encoding="utf-8").split("<section id='compare'>")[1]
+    section = section.split("</section>")[0]
+    assert "<th scope='row'>clarity</th>" in section and "<th scope='row'>cause</th>" not in section

@@ -38,6 +38,16 @@ def _credit(cr: Any) -> float | None:
     return None if cr.error is not None else cr.score_value
 
 
+def _keyed(report: Any) -> dict[str, Any]:
+    return {cr.criterion.key or f"#{j}": cr for j, cr in enumerate(leaves(report))}
+
+
+def _pairs(here: Any, there: Any) -> list[tuple[str, tuple[Any, Any]]]:
+    """The criteria both reports judged, matched by key (a changed rubric pairs nothing wrong)."""
+    theirs = _keyed(there)
+    return [(k, (a, theirs[k])) for k, a in _keyed(here).items() if k in theirs]
+
+
 def compare(run: RunData, other: RunData) -> Comparison:
     """Match the items of ``run`` and ``other`` and measure what changed."""
     theirs = {i: r for i, r in zip(other.ids, other.reports, strict=False) if r is not None}
@@ -55,8 +65,8 @@ def compare(run: RunData, other: RunData) -> Comparison:
         out.matched += 1
         if here.score is not None and there.score is not None:
             out.deltas[item_id] = here.score - there.score
-        for j, (a, b) in enumerate(zip(leaves(here), leaves(there), strict=False)):
-            g = per_key[a.criterion.key or f"#{j}"]
+        for key, (a, b) in _pairs(here, there):
+            g = per_key[key]
             ca, cb = _credit(a), _credit(b)
             if ca is not None and cb is not None:
                 g["here"].append(ca)
@@ -68,7 +78,6 @@ def compare(run: RunData, other: RunData) -> Comparison:
             out.changed_total += 1
             out.changed_items[item_id] = out.changed_items.get(item_id, 0) + 1
             if len(out.changed) < _SHOWN:
-                key = a.criterion.key or f"#{j}"
                 out.changed.append((item_id, key, answer_of(b), answer_of(a)))
     out.per_key = dict(per_key)
     return out
