@@ -18,6 +18,8 @@ says which bound was hit; the loaders turn it into their own error naming the fi
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,9 @@ __all__ = [
     "MAX_FILE_BYTES",
     "DataLimitError",
     "check_depth",
+    "describe_json_error",
     "json_loads",
+    "numbered_lines",
     "read_text",
     "yaml_load",
 ]
@@ -94,6 +98,16 @@ def _too_deep() -> DataLimitError:
     return DataLimitError(f"data is nested more than {MAX_DEPTH} levels deep")
 
 
+def _unreadable(e: ValueError) -> DataLimitError:
+    """The error for a value Python refuses to build: in practice, a too long integer."""
+    if "integer string conversion" in str(e):
+        return DataLimitError(
+            f"an integer has more than {sys.get_int_max_str_digits()} digits; "
+            "write a number that long as a string"
+        )
+    return DataLimitError(f"a value cannot be read: {e}")
+
+
 def yaml_load(text: str) -> Any:
     """``yaml.safe_load`` within the bounds.
 
@@ -106,10 +120,10 @@ def yaml_load(text: str) -> Any:
         data = loader.get_single_data()
     except RecursionError:
         raise _too_deep() from None
+    except DataLimitError:
+        raise
     except ValueError as e:  # an integer past Python's digit limit
-        if isinstance(e, DataLimitError):
-            raise
-        raise DataLimitError(f"a value cannot be read: {e}") from None
+        raise _unreadable(e) from None
     finally:
         loader.dispose()
     check_depth(data)
@@ -129,9 +143,19 @@ def json_loads(text: str | bytes, **kwargs: Any) -> Any:
     except RecursionError:
         raise _too_deep() from None
     except ValueError as e:  # an integer past Python's digit limit
-        raise DataLimitError(f"a value cannot be read: {e}") from None
+        raise _unreadable(e) from None
     check_depth(data)
     return data
+
+
+def describe_json_error(e: json.JSONDecodeError, *, line: bool = True) -> str:
+    """``e`` as one whole sentence: what is wrong and where (line and column).
+
+    ``e.msg`` alone can end mid-phrase ("Invalid control character at"), so the
+    position is always written after it.
+    """
+    where = f"line {e.lineno}, column {e.colno}" if line else f"column {e.colno}"
+    return f"{e.msg.removesuffix(' at')} at {where}"
 
 
 def check_depth(data: Any, limit: int = MAX_DEPTH) -> None:
@@ -163,3 +187,18 @@ def read_text(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
     if len(data) > limit:
         raise DataLimitError(f"the file is larger than {limit // (1024 * 1024)} MiB")
     return data.decode("utf-8")
+
+
+def numbered_lines(stream: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """``enumerate(stream, 1)`` where bytes that are not UTF-8 are a :class:`DataLimitError`.
+
+    A text file decodes in blocks, so the bad byte lies somewhere after the last
+    line handed out; the message says so rather than guess its line.
+    """
+    n = 0
+    try:
+        for n, line in enumerate(stream, 1):  # noqa: B007 - n is read after the loop
+            yield n, line
+    except UnicodeDecodeError as e:
+        after = f" after line {n}" if n else ""
+        raise DataLimitError(f"not UTF-8 text{after} ({e.reason}); save it as UTF-8") from None

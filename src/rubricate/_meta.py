@@ -8,11 +8,11 @@ format, or its JSON text. Each check reuses :mod:`rubricate._lint`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._errors import ConfigError
+from ._limits import json_loads
 from ._model import Criterion, CriterionOption, Rubric, ScoringMethod, ScoringType
 
 __all__ = ["BUILTINS", "build_meta_rubric", "builtin_function"]
@@ -24,7 +24,7 @@ def _loaded(target: Any) -> tuple[Rubric | None, str | None]:
         fmt = target.metadata.get("format")
         return target, fmt if isinstance(fmt, str) else None
     if isinstance(target, str | bytes):
-        target = json.loads(target)
+        target = json_loads(target)
     if isinstance(target, Mapping) and not target.get("criteria") and "rubrics" not in target:
         return None, None
     from ._formats._detect import detect_format

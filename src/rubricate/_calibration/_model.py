@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._errors import ConfigError
+from .._limits import json_loads, read_text
 from .._model import Criterion
 from ._fit import Fit, apply_fit
 
@@ -143,13 +144,19 @@ class Calibration(BaseModel):
         """
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_text(p)
         except OSError as e:
             raise ConfigError(
                 f"cannot read the calibration file {str(p)!r}: {e.strerror}"
             ) from None
+        except UnicodeDecodeError as e:
+            raise ConfigError(
+                f"{p}: not UTF-8 text ({e.reason}); give a file `rubricate calibrate` wrote"
+            ) from None
+        except ValueError as e:  # larger than rubricate reads
+            raise ConfigError(f"{p}: {e}; give a file `rubricate calibrate` wrote") from None
         try:
-            data = json.loads(text)
+            data = json_loads(text)
         except ValueError as e:
             raise ConfigError(
                 f"{p}: not JSON ({e}); give a file `rubricate calibrate` wrote"

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from .._errors import ConfigError, RubricateError
+from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
 from .._reports import EvaluationReport
 
 __all__ = ["Item", "Progress", "estimate_cost", "read_items", "summary"]
@@ -38,19 +39,29 @@ def read_items(stream: IO[str], name: str) -> list[Item]:
     Raises:
         ConfigError: naming the file and line number of the first bad line.
     """
+    try:
+        return _read_items(stream, name)
+    except DataLimitError as e:  # bytes that are not UTF-8
+        raise ConfigError(f"{name}: {e}") from None
+
+
+def _read_items(stream: IO[str], name: str) -> list[Item]:
     from .._graders._inputs import to_submission
 
     items: list[Item] = []
-    for n, raw in enumerate(stream, 1):
+    for n, raw in numbered_lines(stream):
         if not raw.strip():
             continue
         where = f"{name} line {n}"
         try:
-            obj = json.loads(raw)
+            obj = json_loads(raw)
         except json.JSONDecodeError as e:
             raise ConfigError(
-                f"{where}: not valid JSON ({e.msg}); write one object per line"
+                f"{where}: not valid JSON: {describe_json_error(e, line=False)}; "
+                "write one JSON object per line"
             ) from None
+        except DataLimitError as e:
+            raise ConfigError(f"{where}: {e}") from None
         if not isinstance(obj, dict):
             raise ConfigError(f"{where}: expected a JSON object, got {type(obj).__name__}")
         if "submission" not in obj:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .._limits import json_loads, read_text
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
 from ._trust_args import add_trust_args, trust_options
 
@@ -56,13 +56,17 @@ def register(subparsers: Any) -> None:
 
 def _read_ids(path: str) -> list[str]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as e:
         raise ConfigError(f"--train-ids: cannot read {path!r}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"--train-ids: {path} is not UTF-8 text ({e.reason})") from None
+    except ValueError as e:  # larger than rubricate reads
+        raise ConfigError(f"--train-ids: {path}: {e}") from None
     stripped = text.strip()
     if stripped.startswith("["):
         try:
-            data = json.loads(stripped)
+            data = json_loads(stripped)
         except ValueError as e:
             raise ConfigError(f"--train-ids: {path} is not a JSON list of ids ({e})") from None
         if not isinstance(data, list) or not all(isinstance(x, str | int) for x in data):

@@ -12,12 +12,30 @@ from typing import Any
 
 __all__ = ["parse_json_reply"]
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
 MAX_REPLY_CHARS = 1_000_000
 """Longer replies are not searched for an object: no judge reply is that long."""
+
+
+_MAX_FENCES = 64
+"""Fenced blocks searched for the object: a reply with more is not a judge's answer."""
+
+
+def _fenced(text: str) -> list[str]:
+    """The contents of the closed ```` ``` ```` fences in ``text``, a ``json`` tag dropped.
+
+    Split on the markers rather than matched with a regex: a fence followed by a
+    long run of whitespace made the pattern's backtracking quadratic.
+    """
+    parts = text.split("```", 2 * _MAX_FENCES)
+    out = []
+    for body in parts[1:-1:2]:  # odd parts lie between an opening and a closing marker
+        if body[:4] in ("json", "JSON"):
+            body = body[4:]
+        out.append(body.strip())
+    return out
 
 
 def _first_object(text: str) -> str | None:
@@ -59,11 +77,13 @@ def parse_json_reply(text: str) -> dict[str, Any]:
     if len(text) > MAX_REPLY_CHARS:
         raise ValueError(f"reply is {len(text):,} characters, more than {MAX_REPLY_CHARS:,}")
     candidates = [text.strip()]
-    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
+    candidates += _fenced(text)
     obj = _first_object(text)
     if obj is not None:
         candidates.append(obj)
     for cand in candidates:
+        if not cand.startswith("{"):
+            continue  # only an object is an answer: parsing nothing else keeps this linear
         for attempt in (cand, _TRAILING_COMMA.sub(r"\1", cand)):
             try:
                 value = json.loads(attempt)

@@ -7,13 +7,13 @@ kept as evidence. Validation is offline: a ``$ref`` to a URL is never fetched.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 import jsonschema_rs
 
 from .._errors import ConfigError
+from .._limits import json_loads
 from .._model import Criterion, ScoringType
 from .._reports import CriterionReport
 from ._functions import FunctionRegistry
@@ -57,7 +57,7 @@ def _instance(target: Any) -> tuple[Any, str | None]:
         target = target.decode("utf-8", "replace")
     if isinstance(target, str):
         try:
-            return json.loads(target), None
+            return json_loads(target), None
         except ValueError as e:
             return None, f"content is not JSON: {e}"
     if isinstance(target, Mapping):

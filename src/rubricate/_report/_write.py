@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from .._errors import ConfigError
+from .._limits import json_loads
 from ._data import RunData, load_run
 from ._page import render_page
 
@@ -23,7 +24,7 @@ def _attach_submissions(run: RunData, path: Path) -> None:
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line)
+                    row = json_loads(line)
                 except ValueError as e:
                     raise ConfigError(
                         f"--submissions {path} line {n}: not JSON ({e}); give the JSONL "
