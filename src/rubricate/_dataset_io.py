@@ -237,7 +237,7 @@ def _add(ds: RubricDataset, data: Any, source: str, where: str) -> None:
         metadata=_metadata(data, full),
     )
     try:
-        ds.items.append(ds._checked(item, where))
+        ds._append(ds._checked(item, where))  # keeps the id index: no rescan per item
     except DatasetError as e:
         raise DatasetError(f"{source}: {e}") from None
 
