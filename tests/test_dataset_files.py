@@ -282,3 +282,15 @@ def test_yaml_never_builds_objects(tmp_path: Path) -> None:
     path.write_text("prompt: !!python/object/apply:os.system ['echo hacked']\nrubric: null\n")
     with pytest.raises(DatasetError, match="not valid YAML"):
         RubricDataset.from_file(path)
+
+
+def test_a_file_with_a_repeated_item_id_is_refused(tmp_path: Path) -> None:
+    ds = RubricDataset(prompt="q", rubric=Rubric([Criterion(name="a", requirement="A")]))
+    for i in range(3):
+        ds.add_item(submission=f"s{i}", id=f"x{i}")
+    path = tmp_path / "d.jsonl"
+    ds.to_file(path)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([*lines, lines[-1]]) + "\n")  # x2 once more, at the end
+    with pytest.raises(DatasetError, match=r"items\[3\]\.id: 'x2' is already used"):
+        RubricDataset.from_file(path)
