@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from .._errors import ConfigError
+from .._server._app import DEFAULT_TIMEOUT_S
 
 __all__ = ["register", "run"]
 
@@ -45,6 +46,14 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--concurrency", type=int, default=8, help="items of a batch graded at once (default 8)"
     )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help="longest a request may grade before it is answered 504 "
+        f"(default {DEFAULT_TIMEOUT_S:g})",
+    )
     p.set_defaults(func=run)
 
 
@@ -56,6 +65,14 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port {args.port!r} is not a TCP port (1-65535)")
+    for flag, value in (
+        ("--max-body-bytes", args.max_body_bytes),
+        ("--max-batch", args.max_batch),
+        ("--concurrency", args.concurrency),
+        ("--timeout", args.timeout),
+    ):
+        if not value > 0:  # checked here so the message names the flag
+            raise ConfigError(f"{flag} {value!r} must be a positive number")
     token = auth_token(args.host, token_file=args.token_file, no_auth=args.no_auth)
     source: Any = DirectorySource(args.rubrics_dir) if args.rubrics_dir else RegistrySource(args.db)
     grader = CriterionGrader(judge=args.judge)
@@ -66,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes,
         max_batch=args.max_batch,
         concurrency=args.concurrency,
+        timeout_s=args.timeout,
     )
     auth = "bearer token" if token else "no authentication (loopback only)"
     print(

@@ -1,6 +1,7 @@
 """The ``llm_decode`` method: a sandboxed Jinja2 prompt, one level chosen by a judge.
 
-The template renders in Jinja2's immutable sandbox (no filesystem loader, strict
+The template renders in Jinja2's immutable sandbox, bounded in time and size by
+``_template`` (no filesystem loader, strict
 undefined variables, no autoescaping) with the target's fields as variables, plus
 ``content`` / ``target`` for the whole target. The level list and the rules go in
 the system prompt; the rendered text is the user message and is described to the
@@ -11,33 +12,24 @@ record in ``CriterionReport.llm_invocation``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-
 from .._errors import JudgeError
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
+from .._limits import json_loads
 from .._model import Criterion, ScoringType
 from .._reports import CriterionReport
 from ._levels import UNABLE_LEVEL, error_report, level_ids, level_report, name_of, resolve_level
+from ._template import compile_template, render_bounded
 
 __all__ = ["compile_template", "decode_request", "render_template", "run_decode"]
 
-_ENV = ImmutableSandboxedEnvironment(
-    undefined=jinja2.StrictUndefined, autoescape=False, loader=None, keep_trailing_newline=True
-)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def compile_template(source: str) -> jinja2.Template:
-    """Compile a decode template in the sandbox (raises jinja2.TemplateError)."""
-    return _ENV.from_string(source)
 
 
 def template_context(target: Any) -> dict[str, Any]:
@@ -45,7 +37,7 @@ def template_context(target: Any) -> dict[str, Any]:
     fields: Any = target
     if isinstance(target, str):
         try:
-            fields = json.loads(target)
+            fields = json_loads(target)
         except ValueError:
             fields = None
     ctx: dict[str, Any] = {}
@@ -57,8 +49,8 @@ def template_context(target: Any) -> dict[str, Any]:
 
 
 def render_template(source: str, target: Any) -> str:
-    """Render ``source`` against ``target`` in the sandbox."""
-    return compile_template(source).render(template_context(target))
+    """Render ``source`` against ``target`` in the sandbox, within its time and size bounds."""
+    return render_bounded(source, template_context(target))
 
 
 def _system(criterion: Criterion) -> str:
@@ -153,7 +145,8 @@ async def run_decode(criterion: Criterion, target: Any, judge: Judge) -> Criteri
     source = criterion.scoring_method.decode_prompt if criterion.scoring_method else None
     assert source is not None
     try:
-        rendered = render_template(source, target)
+        # in a worker thread: a slow template holds neither the event loop nor other items
+        rendered = await asyncio.to_thread(render_template, source, target)
     except Exception as e:  # SecurityError, UndefinedError, 1/0, include without a loader ...
         message = f"decode_prompt could not be rendered: {type(e).__name__}: {e}"
         return error_report(criterion, method, message, category="template", level=UNABLE_LEVEL)

@@ -6,7 +6,9 @@ unless the app was built without one). Bodies over ``max_body_bytes`` are refuse
 with 413 before they are read in full; a batch over ``max_batch`` items is 422;
 JSON that does not parse is 400 and a body of the wrong shape 422; an unknown
 rubric is 404. Grading is async all the way, so a slow judge call holds only its
-own request; the judge failures of a grade are in its report (as data).
+own request, and at most ``timeout_s`` seconds: past that the request is 504. The
+judge failures of a grade are in its report (as data). ``/health`` names the kind
+of rubric source only (never a path on the server).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ __all__ = ["DEFAULT_MAX_BATCH", "DEFAULT_MAX_BODY", "ServerSettings", "create_ap
 
 DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_MAX_BATCH = 64
+DEFAULT_TIMEOUT_S = 300.0
 _OPEN_PATHS = ("/health", "/openapi.json")
 
 
@@ -48,6 +51,8 @@ class ServerSettings:
         max_body_bytes: the largest request body accepted (413 above).
         max_batch: the most items in one ``/score/batch`` (422 above).
         concurrency: items of one batch graded at once.
+        timeout_s: how long one request may grade (a whole batch included) before
+            it is answered 504 and its judge calls are cancelled.
     """
 
     source: RubricSource
@@ -56,6 +61,7 @@ class ServerSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_batch: int = DEFAULT_MAX_BATCH
     concurrency: int = 8
+    timeout_s: float = DEFAULT_TIMEOUT_S
 
     def __post_init__(self) -> None:
         from .._errors import ConfigError
@@ -65,6 +71,8 @@ class ServerSettings:
         for name in ("max_body_bytes", "max_batch", "concurrency"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} {getattr(self, name)!r} must be at least 1")
+        if not self.timeout_s > 0:
+            raise ConfigError(f"timeout_s {self.timeout_s!r} must be a positive number of seconds")
 
 
 class HTTPError(Exception):
@@ -198,7 +206,22 @@ def create_app(settings: ServerSettings) -> Any:
         return endpoint
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "source": settings.source.description})
+        # open to anyone: the kind of source, never the directory it is in
+        return JSONResponse({"status": "ok", "source": settings.source.kind})
+
+    async def within_deadline(work: Awaitable[Any]) -> Any:
+        deadline = asyncio.timeout(settings.timeout_s)
+        try:
+            async with deadline:
+                return await work
+        except TimeoutError:
+            if not deadline.expired():  # raised inside the grading, not by the deadline
+                raise
+            raise HTTPError(
+                504,
+                f"grading did not finish within {settings.timeout_s:g} s "
+                "(the server's --timeout); the judge may be down or slow",
+            ) from None
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document(settings))
@@ -216,7 +239,7 @@ def create_app(settings: ServerSettings) -> Any:
     async def score(request: Request) -> Response:
         body = parse(ScoreRequest, await read_json(request))
         rubric, version = await load(body.rubric, body.version)
-        report = await grade(rubric, body)
+        report = await within_deadline(grade(rubric, body))
         return JSONResponse({"rubric": body.rubric, "version": version, "report": report})
 
     async def score_batch(request: Request) -> Response:
@@ -236,7 +259,7 @@ def create_app(settings: ServerSettings) -> Any:
 
         from .._graders._base import gather_all
 
-        results = await gather_all([one(item) for item in body.items])
+        results = await within_deadline(gather_all([one(item) for item in body.items]))
         return JSONResponse({"rubric": body.rubric, "version": version, "results": results})
 
     routes = [

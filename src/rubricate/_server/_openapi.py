@@ -150,14 +150,16 @@ def openapi_document(settings: ServerSettings) -> dict[str, Any]:
     secured: list[dict[str, list[str]]] = [{"bearer": []}] if settings.token else []
     limits = (
         f"Bodies are at most {settings.max_body_bytes} bytes (413 above); a batch holds at "
-        f"most {settings.max_batch} items (422 above)."
+        f"most {settings.max_batch} items (422 above); grading one request may take "
+        f"{settings.timeout_s:g} s (504 above)."
     )
     common = {
-        "400": _error("The body is not valid JSON."),
+        "400": _error("The body is not valid JSON, or nests or counts beyond the bounds."),
         "401": _error("Missing or wrong bearer token."),
         "404": _error("No rubric with that id."),
         "413": _error("The body is too large."),
         "422": _error("The body does not match the schema, or the batch is too large."),
+        "504": _error("Grading did not finish within the server's time limit."),
     }
     rubric_id = {"name": "rubric_id", "in": "path", "required": True, "schema": _STR}
     version = {"name": "version", "in": "query", "required": False, "schema": _STR}
@@ -177,7 +179,12 @@ def openapi_document(settings: ServerSettings) -> dict[str, Any]:
                 "get": {
                     "summary": "Liveness check (no token needed).",
                     "security": [],
-                    "responses": {"200": {"description": "The server is up."}},
+                    "responses": {
+                        "200": {
+                            "description": "The server is up; `source` is the kind of "
+                            "rubric source (directory or registry), never its path."
+                        }
+                    },
                 }
             },
             "/openapi.json": {

@@ -76,7 +76,8 @@ def _info(rubric_id: str, rubric: Rubric) -> RubricInfo:
 class RubricSource(Protocol):
     """Lists rubrics and loads one by id."""
 
-    description: str
+    description: str  # for the operator's log: may name a path on the server
+    kind: str  # for anyone (``/health``): "directory" or "registry"
 
     async def list(self) -> list[RubricInfo]:
         """Every rubric available."""
@@ -96,6 +97,7 @@ class DirectorySource:
             raise ConfigError(f"--rubrics-dir {os.fspath(directory)!r} is not a directory")
         self.root = path.resolve()
         self.description = f"directory {self.root}"
+        self.kind = "directory"
         self._cache: dict[Path, tuple[tuple[int, int], Rubric]] = {}
 
     def files(self) -> dict[str, Path]:
@@ -165,6 +167,7 @@ class RegistrySource:
 
         self.registry = RubricRegistry(url)
         self.description = "registry"
+        self.kind = "registry"
 
     def _list(self) -> list[RubricInfo]:
         return [_info(v.rubric_id, v.rubric) for v in self.registry.list_all()]
