@@ -24,7 +24,7 @@ from _agreement_data import collect_samples, load_cases  # noqa: E402
 from rubricate._calibration import Calibration, Sample, fit_groups  # noqa: E402
 from rubricate._graders import CriterionGrader  # noqa: E402
 
-DATASETS = ("pilot_physics", "authored_mixed")
+DATASETS = ("pilot_physics", "authored_mixed", "authored_science")
 OUT = HERE.parent / "src" / "rubricate" / "data" / "local_calibration.json"
 
 
@@ -39,7 +39,8 @@ async def main() -> None:
         samples += await collect_samples(grader, cases)
         ids += sorted({f"{name}:{c.item_key}" for c in cases})
         print(f"{name}: {len(cases)} dev cases", file=sys.stderr, flush=True)
-    groups = [g for g in fit_groups(samples) if g.id.startswith("pooled:")]
+    # positives and penalties only: a user's options rarely match ours label for label
+    groups = [g for g in fit_groups(samples) if g.id in ("pooled:positive", "pooled:negative")]
     cal = Calibration(
         judge="local",
         verdict_method="verdict-only",

@@ -163,3 +163,30 @@ def test_confidence_summary_and_estimates() -> None:
     assert ppi.estimate == pytest.approx((judge_scores[2] or 0) - gap)
     assert "pass_rate" in m.estimates
     assert "prediction-powered" in m.to_text()
+
+
+def test_per_item_rubrics_reusing_a_name_with_other_options_do_not_crash() -> None:
+    from rubricate import CriterionOption
+
+    def rubric(labels: list[str]) -> Rubric:
+        opts = [CriterionOption(label=x, value=i / (len(labels) - 1)) for i, x in enumerate(labels)]
+        return Rubric([Criterion(name="q", weight=1, requirement="How many?", options=opts)])
+
+    a, b = rubric(["None", "One", "Both"]), rubric(["Low", "High"])
+    ds = RubricDataset(prompt="q", rubric=None)
+    ds.add_item(submission="x", rubric=a, ground_truth=["Both"], id="1")
+    ds.add_item(submission="y", rubric=b, ground_truth=["High"], id="2")
+    reports = [
+        EvaluationReport(score=1.0, report=reports_of(a, "Both")),
+        EvaluationReport(score=1.0, report=reports_of(b, "Low")),
+    ]
+    m = compute_metrics(reports, ds)
+    assert sorted(c.key for c in m.criteria) == ["q", "q [Low/High]"]
+    assert m.criterion("q").metrics["accuracy"] == 1.0
+    assert m.criterion("q [Low/High]").metrics["accuracy"] == 0.0
+
+
+def reports_of(rubric: Rubric, label: str) -> list[CriterionReport]:
+    from rubricate._verdicts import reports_from_verdicts
+
+    return reports_from_verdicts(rubric, [label])

@@ -67,6 +67,23 @@ class _Collected:
     calibrated: int = 0
 
 
+def _group_key(groups: Mapping[str, _Group], key: str, criterion: Any) -> str:
+    """The group of a criterion: its key, unless that key already holds another kind.
+
+    Per-item rubrics may reuse a name ("c1", "clarity") for different questions; two
+    with the same name pool together only when they are coded alike (both binary, or
+    the same options), else the later one gets its labels appended to the key.
+    """
+    coder = CriterionCoder.for_criterion(criterion)
+    existing = groups.get(key)
+    if existing is None or (existing.coder.kind, existing.coder.labels) == (
+        coder.kind,
+        coder.labels,
+    ):
+        return key
+    return f"{key} [{'/'.join(coder.labels)}]"
+
+
 def _code_judged(g: _Group, jr: CriterionReport | None, verdicts: str) -> int:
     if jr is not None and verdicts == "raw" and jr.calibration is not None:
         cal = jr.calibration
@@ -125,7 +142,7 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
             h = _human_score(rubric, truth)
             human[i] = np.nan if h is None else h
         for pos, criterion in enumerate(leaves):
-            key = criterion.key or f"#{pos}"
+            key = _group_key(groups, criterion.key or f"#{pos}", criterion)
             g = groups.get(key)
             if g is None:
                 coder = CriterionCoder.for_criterion(criterion)
