@@ -177,16 +177,26 @@ def check_depth(data: Any, limit: int = MAX_DEPTH) -> None:
 def read_text(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
     """Read a UTF-8 file of at most ``limit`` bytes.
 
+    Read in blocks: asking for ``limit`` bytes at once would allocate all of them
+    up front, however small the file.
+
     Raises:
         DataLimitError: the file is larger.
         OSError: it cannot be read.
     """
     p = Path(path)
+    chunks: list[bytes] = []
+    total = 0
     with p.open("rb") as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:
+        while total <= limit:
+            chunk = f.read(min(1024 * 1024, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    if total > limit:
         raise DataLimitError(f"the file is larger than {limit // (1024 * 1024)} MiB")
-    return data.decode("utf-8")
+    return b"".join(chunks).decode("utf-8")
 
 
 def numbered_lines(stream: Iterable[str]) -> Iterator[tuple[int, str]]:
