@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import io
 import json
@@ -14,8 +15,7 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from rubricate import Criterion, Rubric
-from rubricate._cli._grade_io import Item
-from rubricate._cli.cmd_grade import _grade_all
+from rubricate._cli.cmd_grade import _grade_all, _Source
 from rubricate._cli.main import main
 from rubricate._graders import CriterionGrader
 from rubricate._judges._base import JudgeRequest
@@ -156,7 +156,7 @@ def test_dry_run_calls_nothing(
     assert "$0.0000" in capsys.readouterr().err
 
 
-async def test_results_are_written_in_order_as_soon_as_possible() -> None:
+async def test_results_are_written_in_order_as_soon_as_possible(tmp_path: Path) -> None:
     """Item 2 can only finish after item 0's line was written: the writer must not wait."""
     first_line = asyncio.Event()
 
@@ -176,12 +176,17 @@ async def test_results_are_written_in_order_as_soon_as_possible() -> None:
             return await super().judge(request)
 
     rubric = Rubric([Criterion(requirement="r")])
-    items = [Item(line=i, id=str(i), submission="x", query=None, reference=None) for i in range(4)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps({"id": str(i), "submission": "x"}) + "\n" for i in range(4)))
+    args = argparse.Namespace(
+        text=None, query=None, input=str(path), run_dir=None, resume=False, force=False
+    )
+    args.concurrency = 4
     out = Recorder()
     grader = CriterionGrader(Waiting())
-    reports = await asyncio.wait_for(_grade_all(rubric, grader, items, out, 4), timeout=30)
+    tally = await asyncio.wait_for(_grade_all(args, rubric, grader, _Source(args), out), 30)
     assert [json.loads(x)["id"] for x in out.getvalue().splitlines()] == ["0", "1", "2", "3"]
-    assert [r.id for r in reports] == ["0", "1", "2", "3"]
+    assert tally.items == 4 and tally.not_graded == 0
 
 
 def grade_cli(files: tuple[Path, Path], out: Path, server: ChatServer, *extra: str) -> int:
@@ -283,8 +288,8 @@ def test_replies_that_are_not_json_are_recorded_as_parse_errors(
             assert {c["error_category"] for r in reports for c in r["report"]} == {"parse"}
 
 
-def test_progress_bar_draws_only_on_a_terminal() -> None:
-    from rubricate._cli._grade_io import Progress
+def test_progress_bar_draws_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rubricate._runs._progress import make_progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
@@ -292,8 +297,14 @@ def test_progress_bar_draws_only_on_a_terminal() -> None:
 
     tty, plain = Tty(), io.StringIO()
     for stream in (tty, plain):
-        bar = Progress(2, stream)
-        bar.step()
-        bar.step()
-    assert "2/2" in tty.getvalue() and tty.getvalue().endswith("\n")
+        monkeypatch.setattr(sys, "stderr", stream)
+        bar = make_progress(None, 2, 0)
+        bar.watch(lambda: (5, 1))
+        bar.status("waiting for the judge…")
+        bar.advance()
+        bar.advance(failed=True)
+        bar.close()
+    drawn = tty.getvalue()
+    assert "2/2" in drawn and "judgments=5" in drawn and "errors=1" in drawn
+    assert "waiting for the judge" in drawn and drawn.endswith("\n")
     assert plain.getvalue() == ""

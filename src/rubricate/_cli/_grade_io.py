@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -12,7 +12,7 @@ from .._errors import ConfigError, RubricateError
 from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
 from .._reports import EvaluationReport
 
-__all__ = ["Item", "Progress", "estimate_cost", "read_items", "summary"]
+__all__ = ["Item", "Tally", "estimate_cost", "iter_items", "read_items"]
 
 
 @dataclass(frozen=True)
@@ -34,22 +34,28 @@ def _text(obj: dict[str, Any], key: str, where: str) -> str | None:
 
 
 def read_items(stream: IO[str], name: str) -> list[Item]:
-    """Parse JSONL lines of ``submission`` and optional ``id``, ``query``, ``reference``.
+    """Read every item of a JSONL stream into a list (see :func:`iter_items`)."""
+    return list(iter_items(stream, name))
+
+
+def iter_items(stream: IO[str], name: str) -> Iterator[Item]:
+    """Yield items from JSONL lines of ``submission`` and optional ``id``, ``query``, ``reference``.
+
+    One line is read at a time, so a large input costs no memory in proportion.
 
     Raises:
         ConfigError: naming the file and line number of the first bad line.
     """
-    try:
-        return _read_items(stream, name)
-    except DataLimitError as e:  # bytes that are not UTF-8
-        raise ConfigError(f"{name}: {e}") from None
-
-
-def _read_items(stream: IO[str], name: str) -> list[Item]:
     from .._graders._inputs import to_submission
 
-    items: list[Item] = []
-    for n, raw in numbered_lines(stream):
+    lines = numbered_lines(stream)
+    while True:
+        try:
+            n, raw = next(lines)
+        except StopIteration:
+            return
+        except DataLimitError as e:  # bytes that are not UTF-8
+            raise ConfigError(f"{name}: {e}") from None
         if not raw.strip():
             continue
         where = f"{name} line {n}"
@@ -74,38 +80,13 @@ def _read_items(stream: IO[str], name: str) -> list[Item]:
         reference = _text(obj, "reference", where)
         if reference is None:
             reference = _text(obj, "reference_submission", where)
-        items.append(
-            Item(
-                line=n,
-                id=str(ident) if ident is not None else str(n),
-                submission=sub,
-                query=_text(obj, "query", where),
-                reference=reference,
-            )
+        yield Item(
+            line=n,
+            id=str(ident) if ident is not None else str(n),
+            submission=sub,
+            query=_text(obj, "query", where),
+            reference=reference,
         )
-    return items
-
-
-class Progress:
-    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
-
-    def __init__(self, total: int, stream: IO[str] | None = None) -> None:
-        self.total = total
-        self.done = 0
-        self.stream = stream or sys.stderr
-        self.enabled = total > 0 and self.stream.isatty()
-
-    def step(self) -> None:
-        """Count one finished item and redraw."""
-        self.done += 1
-        if self.enabled:
-            width = 30
-            filled = width * self.done // self.total
-            bar = "#" * filled + "." * (width - filled)
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total}")
-            if self.done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
 
 
 def estimate_cost(spec: str, prompt_tokens: int, completion_tokens: int) -> float | None:
@@ -139,27 +120,52 @@ def _histogram(scores: Sequence[float]) -> list[str]:
     ]
 
 
-def summary(reports: Sequence[EvaluationReport], *, judges: str, grader: str) -> str:
-    """Format the summary table printed on stderr after a run."""
-    scores = [r.score for r in reports if r.score is not None]
-    lines = [f"graded {len(reports)} items with {grader} grading, judge {judges}"]
-    if scores:
-        mean = sum(scores) / len(scores)
-        lines.append(f"score: mean {mean:.3f}  min {min(scores):.3f}  max {max(scores):.3f}")
-        if all(0.0 <= s <= 1.0 for s in scores):
-            lines += _histogram(scores)
-    calls = sum(r.judge_calls for r in reports)
-    cached = sum(r.cached_calls for r in reports)
-    prompt = sum(r.token_usage.prompt_tokens for r in reports if r.token_usage)
-    completion = sum(r.token_usage.completion_tokens for r in reports if r.token_usage)
-    costs = [r.completion_cost for r in reports]
-    known = sum(c for c in costs if c is not None)
-    unknown = sum(1 for c in costs if c is None)
-    cost = f"${known:.4f}" + (f" + unknown for {unknown} items" if unknown else "")
-    lines.append(f"judge calls: {calls} ({cached} cached)")
-    lines.append(f"tokens: {prompt} prompt + {completion} completion")
-    lines.append(f"cost: {cost}")
-    crit_errors = sum(r.error_count for r in reports)
-    failed = sum(1 for r in reports if r.score is None)
-    lines.append(f"errors: {crit_errors} criteria; items not graded: {failed}")
-    return "\n".join(lines)
+class Tally:
+    """What ``grade`` prints after a run, accumulated report by report (8 bytes an item)."""
+
+    def __init__(self) -> None:
+        self.items = 0
+        self.scores = array("d")
+        self.calls = self.cached = self.prompt = self.completion = 0
+        self.known_cost = 0.0
+        self.unknown_cost = 0
+        self.criterion_errors = 0
+        self.not_graded = 0
+
+    def add(self, r: EvaluationReport) -> None:
+        """Count one item's report."""
+        self.items += 1
+        if r.score is None:
+            self.not_graded += 1
+        else:
+            self.scores.append(r.score)
+        self.calls += r.judge_calls
+        self.cached += r.cached_calls
+        if r.token_usage is not None:
+            self.prompt += r.token_usage.prompt_tokens
+            self.completion += r.token_usage.completion_tokens
+        if r.completion_cost is None:
+            self.unknown_cost += 1
+        else:
+            self.known_cost += r.completion_cost
+        self.criterion_errors += r.error_count
+
+    def text(self, *, judges: str, grader: str) -> str:
+        """Format the summary printed on stderr."""
+        scores = self.scores
+        lines = [f"graded {self.items} items with {grader} grading, judge {judges}"]
+        if scores:
+            mean = sum(scores) / len(scores)
+            lines.append(f"score: mean {mean:.3f}  min {min(scores):.3f}  max {max(scores):.3f}")
+            if all(0.0 <= s <= 1.0 for s in scores):
+                lines += _histogram(scores)
+        cost = f"${self.known_cost:.4f}"
+        if self.unknown_cost:
+            cost += f" + unknown for {self.unknown_cost} items"
+        lines.append(f"judge calls: {self.calls} ({self.cached} cached)")
+        lines.append(f"tokens: {self.prompt} prompt + {self.completion} completion")
+        lines.append(f"cost: {cost}")
+        lines.append(
+            f"errors: {self.criterion_errors} criteria; items not graded: {self.not_graded}"
+        )
+        return "\n".join(lines)

@@ -1,27 +1,31 @@
 """``rubricate grade``: grade submissions against a rubric, one JSON report per line.
 
-Items are graded concurrently and written in input order as soon as every earlier
-item is done (a small reorder buffer), each line flushed, so an interrupted run
-keeps what it finished. The summary goes to stderr, as does the progress bar
-(only on a terminal). ``--dry-run`` counts calls, tokens and dollars and calls nothing.
+A thin command over the runs engine that ``evaluate`` uses: input is streamed
+(a file is checked in a first pass, then read again as it is graded), items are
+graded by a fixed pool of workers and written in input order through a bounded
+reorder buffer, each line flushed. With ``--run-dir`` every judgment and item is
+committed as it arrives and ``--resume`` continues a killed run. The summary and
+the progress bar go to stderr. ``--dry-run`` counts calls, tokens and dollars.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .._errors import ConfigError, RunError
+from .._errors import ConfigError
 from .._model import Rubric
 from .._reports import EvaluationReport
-from ._grade_io import Item, Progress, estimate_cost, read_items, summary
+from .._runs._fingerprint import fingerprint
+from ._grade_io import Item, Tally, estimate_cost, iter_items
 from ._trust_args import (
     add_cache_args,
     add_trust_args,
@@ -62,6 +66,18 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--grader", choices=GRADERS, default="per-criterion")
     p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
+    p.add_argument(
+        "--run-dir",
+        help="commit every judgment and item here as it arrives (needed for --resume)",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="continue the run in --run-dir; -o gets every item"
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run although --run-dir holds a run of other inputs (its item results are dropped)",
+    )
     p.add_argument(
         "--max-examples",
         type=int,
@@ -148,20 +164,62 @@ def _grader(args: argparse.Namespace) -> Any:
     return cls(args.judge or "local", **options)
 
 
-def _items(args: argparse.Namespace) -> list[Item]:
-    if args.text is not None:
-        if args.input:
-            raise ConfigError("give an INPUT file or --text, not both")
-        return [Item(line=0, id="1", submission=args.text, query=args.query, reference=None)]
-    if not args.input:
-        raise ConfigError("give an INPUT file (JSONL, or - for stdin) or --text")
-    if args.input == "-":
-        return read_items(sys.stdin, "<stdin>")
-    path = Path(args.input)
-    if not path.is_file():
-        raise ConfigError(f"input file {args.input!r} not found")
-    with path.open(encoding="utf-8") as f:
-        return read_items(f, args.input)
+class _Source:
+    """Where the items come from: ``--text``, a file (checked first, then streamed) or stdin."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.text: str | None = args.text
+        self.query: str | None = args.query
+        self.path: Path | None = None
+        self.total: int | None = None
+        self.fingerprint = ""
+        if args.text is not None:
+            if args.input:
+                raise ConfigError("give an INPUT file or --text, not both")
+            self.total = 1
+            self.fingerprint = fingerprint([args.text, args.query])
+            return
+        if not args.input:
+            raise ConfigError("give an INPUT file (JSONL, or - for stdin) or --text")
+        if args.input == "-":
+            if args.run_dir:
+                raise ConfigError("--run-dir needs an INPUT file: stdin cannot be read again")
+            return
+        self.path = Path(args.input)
+        if not self.path.is_file():
+            raise ConfigError(f"input file {args.input!r} not found")
+        self._check(unique_ids=bool(args.run_dir))
+
+    def _check(self, *, unique_ids: bool) -> None:
+        # every line is checked before the first judge call, and counted for the bar
+        assert self.path is not None
+        total = 0
+        seen: dict[str, int] = {}
+        for it in self.items():
+            total += 1
+            if unique_ids:
+                first = seen.setdefault(it.id, it.line)
+                if first != it.line:
+                    raise ConfigError(
+                        f"{self.path} line {it.line}: the id {it.id!r} of line {first} again; "
+                        "with --run-dir every item needs its own id"
+                    )
+        self.total = total
+        h = hashlib.sha256()
+        with self.path.open("rb") as f:
+            while block := f.read(1 << 20):
+                h.update(block)
+        self.fingerprint = h.hexdigest()[:16]
+
+    def items(self) -> Iterator[Item]:
+        """Yield the items, reading one line at a time."""
+        if self.text is not None:
+            yield Item(line=0, id="1", submission=self.text, query=self.query, reference=None)
+        elif self.path is None:
+            yield from iter_items(sys.stdin, "<stdin>")
+        else:
+            with self.path.open(encoding="utf-8") as f:
+                yield from iter_items(f, str(self.path))
 
 
 def _spec_names(args: argparse.Namespace) -> list[str]:
@@ -170,18 +228,19 @@ def _spec_names(args: argparse.Namespace) -> list[str]:
     return [args.judge or "local"]
 
 
-def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, items: list[Item]) -> int:
-    calls = tokens = 0
-    for it in items:
+def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source) -> int:
+    calls = tokens = items = 0
+    for it in source.items():
         plan = grader.plan(rubric, it.submission, query=it.query, reference_submission=it.reference)
         calls += plan.judge_calls
         tokens += plan.prompt_tokens
+        items += 1
     completion = calls * COMPLETION_TOKENS[args.grader]
     names = _spec_names(args)
     costs = [estimate_cost(str(n), tokens // len(names), completion // len(names)) for n in names]
     cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
     print(
-        f"dry run: {len(items)} items, {calls} judge calls, about {tokens} prompt tokens "
+        f"dry run: {items} items, {calls} judge calls, about {tokens} prompt tokens "
         f"+ {completion} completion tokens, about {cost} ({', '.join(names)})",
         file=sys.stderr,
     )
@@ -192,54 +251,77 @@ def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, items: list[
 
 
 async def _grade_all(
-    rubric: Rubric, grader: Any, items: Sequence[Item], out: IO[str], in_flight: int
-) -> list[EvaluationReport]:
-    progress = Progress(len(items))
-    done: dict[int, EvaluationReport] = {}
-    written: list[EvaluationReport] = []
-    gate = asyncio.Semaphore(in_flight)
+    args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source, out: IO[str]
+) -> Tally:
+    from .._runs._engine import Job, RunSession, prepare_store
+    from .._runs._fingerprint import describe_grader
+    from .._runs._ordered import OrderedWriter
+    from .._runs._progress import make_progress
+    from .._version import __version__
 
-    def flush() -> None:
-        while len(written) in done:
-            report = done.pop(len(written))
+    tally = Tally()
+    concurrency = max(1, args.concurrency)
+    with RunSession(grader, args.run_dir, total=source.total) as session:
+        store = session.store
+        finished: set[str] = set()
+        if store is not None:
+            fps = {
+                "input": source.fingerprint,
+                "rubric": fingerprint(rubric.model_dump(mode="json", exclude_none=True)),
+                "judge configuration": fingerprint(describe_grader(grader, session.described)),
+            }
+            prepare_store(store, fps, resume=args.resume, force=args.force)
+            store.set_meta({"command": "grade", "rubricate_version": __version__})
+            session.load_stored_judgments()
+            finished = {k for k, status in store.item_statuses().items() if status == "done"}
+
+        def emit(result: EvaluationReport | str) -> None:
+            if isinstance(result, str):  # an item finished in an earlier session
+                assert store is not None
+                stored = store.get_report(result)
+                report = (
+                    EvaluationReport.model_validate_json(stored)
+                    if stored is not None
+                    else EvaluationReport(score=None, error="stored report missing", id=result)
+                )
+            else:
+                report = result
+            tally.add(report)
             data = report.to_jsonable()
             data = {"id": data.pop("id", None), **data}  # the id first, for people reading
             out.write(json.dumps(data, ensure_ascii=False) + "\n")
             out.flush()
-            written.append(report)
 
-    async def one(i: int, it: Item) -> None:
-        async with gate:
-            try:
-                report = await grader.grade(
-                    rubric,
-                    it.submission,
-                    query=it.query,
-                    reference_submission=it.reference,
-                    item_id=it.id,
-                )
-            except RunError as e:  # recorded like any other failure; usage errors stop the run
-                report = EvaluationReport(score=None, error=str(e), id=it.id)
-        done[i] = report
-        progress.step()
-        flush()
+        writer: OrderedWriter[EvaluationReport | str] = OrderedWriter(emit, window=4 * concurrency)
 
-    tasks = [asyncio.ensure_future(one(i, it)) for i, it in enumerate(items)]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for t in tasks:
-            t.cancel()
-    return written
+        def jobs() -> Iterator[Job]:
+            for it in source.items():
+                pos = writer.take()
+                if it.id in finished:
+                    writer.put(pos, it.id)  # read back from the store when its turn comes
+                    continue
+                yield Job(pos, it.id, rubric, it.submission, it.query, it.reference)
+
+        def done(job: Job, outcome: Any, report: EvaluationReport | None) -> None:
+            if report is None:  # grading raised: recorded in the item's line
+                report = EvaluationReport(score=None, error=outcome.error, id=job.key)
+            writer.put(job.index, report)
+
+        total = source.total
+        bar = make_progress(None, total, min(len(finished), total or 0))
+        await session.run(jobs(), concurrency=concurrency, bar=bar, on_done=done, room=writer.room)
+    return tally
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricate grade``."""
+    if args.resume and not args.run_dir:
+        raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     rubric = _load_rubric(args.rubric)
     grader = _grader(args)
-    items = _items(args)
+    source = _Source(args)
     if args.dry_run:
-        return _dry_run(args, rubric, grader, items)
+        return _dry_run(args, rubric, grader, source)
     out: IO[str]
     tmp: Path | None = None
     if args.output:  # a temporary file beside the output, renamed on success
@@ -255,7 +337,7 @@ def run(args: argparse.Namespace) -> int:
         out = sys.stdout
     ok = False
     try:
-        reports = asyncio.run(_grade_all(rubric, grader, items, out, max(1, args.concurrency)))
+        tally = asyncio.run(_grade_all(args, rubric, grader, source, out))
         ok = True
     finally:
         if tmp is not None:
@@ -267,10 +349,8 @@ def run(args: argparse.Namespace) -> int:
                 os.replace(tmp, args.output)
             else:  # what the user had at -o is left as it was
                 tmp.unlink(missing_ok=True)
-    print(
-        summary(reports, judges=", ".join(_spec_names(args)), grader=args.grader), file=sys.stderr
-    )
-    if reports and all(r.score is None for r in reports):
+    print(tally.text(judges=", ".join(_spec_names(args)), grader=args.grader), file=sys.stderr)
+    if tally.items and tally.not_graded == tally.items:
         print("rubricate: error: no item could be graded (see the errors above)", file=sys.stderr)
         return 1
     return 0

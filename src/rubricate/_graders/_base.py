@@ -21,6 +21,7 @@ from typing import Any, ClassVar, NamedTuple, Self, TypeVar
 
 from .._errors import ConfigError
 from .._judges._base import Judge
+from .._judges._limits import DEFAULT_CONCURRENCY
 from .._model import Criterion, Rubric
 from .._reports import EvaluationReport
 from .._scoring import CannotAssessStrategy, ScoringPolicy
@@ -183,6 +184,10 @@ class Grader(ABC):
             raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
         self.concurrency = concurrency
         options = dict(judge_options or {})
+        if concurrency is not None and concurrency > DEFAULT_CONCURRENCY:
+            # the concurrency asked for is the one given: lift the provider's default
+            # limit too (a limit set in judge_options still wins)
+            options.setdefault("concurrency", concurrency)
         if max_retries is not None:
             options.setdefault("max_parse_retries", max_retries)
         self._judge_options = options

@@ -58,6 +58,7 @@ class RecordingJudge:
         self._seen: dict[str, dict[str, int]] = {}
         self.calls = 0
         self.replayed = 0
+        self.errors = 0
 
     @property
     def name(self) -> str:
@@ -96,7 +97,11 @@ class RecordingJudge:
                     self.replayed += 1
                     return replay
                 # a reply that does not answer the question is asked again, not replayed
-        response = await self._inner.judge(request)
+        try:
+            response = await self._inner.judge(request)
+        except Exception:
+            self.errors += 1
+            raise
         self.calls += 1
         if store is not None and schema_accepts(request.schema, response.data):
             tags = json.dumps(dict(request.tags), default=str) if request.tags else None

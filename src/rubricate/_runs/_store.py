@@ -248,6 +248,11 @@ class RunStore:
             (key, index, status, score, report_json, error, time.time()),
         )
 
+    def get_report(self, key: str) -> str | None:
+        """Return the stored report JSON of one item, or None."""
+        row = self._db.execute("SELECT report FROM items WHERE item_key=?", (key,)).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
     def item_statuses(self) -> dict[str, str]:
         """Return the status of every stored item, by key."""
         return dict(self._db.execute("SELECT item_key, status FROM items").fetchall())
