@@ -137,3 +137,29 @@ async def test_api_key_never_reaches_the_cache_file(
     assert b"verdict" in blobs  # the answers are there...
     assert SECRET.encode() not in blobs  # ...the key is not
     assert b"SECRET" not in blobs
+
+
+def test_writes_are_batched_off_the_caller_and_survive_a_normal_exit(tmp_path: Path) -> None:
+    """put() returns before the row is written; lookups see it; exit writes what is pending."""
+    import subprocess
+    import sys
+    import textwrap
+
+    path = tmp_path / "c.sqlite3"
+    script = textwrap.dedent(
+        f"""
+        import threading
+        from rubricate._judges._cache import ResponseCache
+        c = ResponseCache({str(path)!r})
+        for i in range(300):
+            c.put(f"k{{i}}", judge="j", model="m", data={{"i": i}}, raw_text="t",
+                  reasoning=None, usage=None)
+            assert c.get(f"k{{i}}")["data"] == {{"i": i}}  # seen before it is written
+        assert any(t.name == "rubricate-cache" for t in threading.enumerate())
+        """  # neither flush() nor close(): the interpreter's exit must write the rest
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    reopened = ResponseCache(path)
+    assert len(reopened) == 300 and reopened.get("k299")["data"] == {"i": 299}  # type: ignore[index]
+    reopened.close()

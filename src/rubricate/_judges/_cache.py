@@ -5,16 +5,25 @@ prompts, schema, sampling and extra parameters) and nothing secret: API keys and
 headers never enter the key or the file. The default file is
 ``~/.cache/rubricate/judge-cache.sqlite3``; ``RUBRICATE_CACHE_DIR`` moves it and
 ``JudgeConfig.cache`` names another file or turns the cache off.
+
+Writes are batched off the event loop: :meth:`ResponseCache.put` hands the row to
+a writer thread, which commits whatever has gathered in one transaction with
+``synchronous=NORMAL`` (the run store's setting). A write not yet committed when
+the process is killed costs one repeated judge call, never a wrong answer;
+lookups see rows still waiting to be written, and pending rows are written at
+interpreter exit and by :meth:`ResponseCache.flush`.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -71,13 +80,21 @@ class ResponseCache:
                 self.path, timeout=30.0, isolation_level=None, check_same_thread=False
             )
             self._conn.execute("PRAGMA journal_mode=WAL")
+            # a lost entry costs one repeated call: no fsync per write (WAL stays consistent)
+            self._conn.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
         except (OSError, sqlite3.Error) as e:
             raise ConfigError(
                 f"cannot open the judge cache {str(self.path)!r}: {e}; set {CACHE_ENV} to a "
                 "writable directory, pass cache='<file>', or turn the cache off with cache=False"
             ) from None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the connection
+        self._queue = threading.Condition()  # the rows below, and the writer's wake-up
+        self._pending: dict[str, tuple[Any, ...]] = {}
+        self._writing: dict[str, tuple[Any, ...]] = {}
+        self._writer: threading.Thread | None = None
+        self._closed = False
+        _LIVE.add(self)
 
     def _migrate(self) -> None:
         conn = self._conn
@@ -101,12 +118,17 @@ class ResponseCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record for ``key`` (``data``, ``raw_text``, ``usage`` ...), or None."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT judge, model, data, raw_text, reasoning, usage, probabilities"
-                " FROM responses WHERE key = ?",
-                (key,),
-            ).fetchone()
+        with self._queue:
+            queued = self._pending.get(key) or self._writing.get(key)
+        if queued is not None:
+            row = (*queued[1:7], queued[8])
+        else:
+            with self._lock:
+                row = self._conn.execute(
+                    "SELECT judge, model, data, raw_text, reasoning, usage, probabilities"
+                    " FROM responses WHERE key = ?",
+                    (key,),
+                ).fetchone()
         if row is None:
             return None
         judge, model, data, raw_text, reasoning, usage, probabilities = row
@@ -132,7 +154,7 @@ class ResponseCache:
         usage: Mapping[str, Any] | None,
         probabilities: Mapping[str, float] | None = None,
     ) -> None:
-        """Store an answer under ``key`` (replacing any older one)."""
+        """Store an answer under ``key`` (replacing any older one); written in the background."""
         row = (
             key,
             judge,
@@ -144,22 +166,91 @@ class ResponseCache:
             time.time(),
             json.dumps(dict(probabilities)) if probabilities is not None else None,
         )
-        with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO responses (key, judge, model, data, raw_text, reasoning,"
-                " usage, created_at, probabilities) VALUES (?,?,?,?,?,?,?,?,?)",
-                row,
-            )
+        with self._queue:
+            self._pending[key] = row
+            if self._writer is None:
+                self._writer = threading.Thread(
+                    target=self._write_loop, name="rubricate-cache", daemon=True
+                )
+                self._writer.start()
+            self._queue.notify()
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._queue:
+                while not self._pending and not self._closed:
+                    self._queue.wait()
+                if not self._pending:
+                    return
+            self._write_batch()
+
+    def _write_batch(self) -> None:
+        with self._queue:
+            self._writing, self._pending = self._pending, {}
+            rows = list(self._writing.values())
+        try:
+            if rows:
+                with self._lock:
+                    conn = self._conn
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        conn.executemany(
+                            "INSERT OR REPLACE INTO responses (key, judge, model, data, raw_text,"
+                            " reasoning, usage, created_at, probabilities)"
+                            " VALUES (?,?,?,?,?,?,?,?,?)",
+                            rows,
+                        )
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+        except sqlite3.Error:
+            pass  # a cache that cannot be written costs repeated calls, not the run
+        finally:
+            with self._queue:
+                self._writing = {}
+                self._queue.notify_all()
+
+    def flush(self) -> None:
+        """Write every pending row now (from any thread)."""
+        while True:
+            with self._queue:
+                if not self._pending and not self._writing:
+                    return
+                if self._writing:  # the writer thread is on it
+                    self._queue.wait(0.05)
+                    continue
+            self._write_batch()
 
     def __len__(self) -> int:
+        self.flush()
         with self._lock:
             (n,) = self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
         return int(n)
 
     def close(self) -> None:
-        """Close the file."""
+        """Write what is pending and close the file."""
+        if self._closed:
+            return
+        self.flush()
+        with self._queue:
+            self._closed = True
+            self._queue.notify_all()
         with self._lock:
             self._conn.close()
+        _LIVE.discard(self)
+
+
+_LIVE: weakref.WeakSet[ResponseCache] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    for cache in list(_LIVE):
+        try:
+            cache.flush()
+        except Exception:  # noqa: S112 - best effort: the process is ending
+            continue
 
 
 _OPEN: dict[Path, ResponseCache] = {}
