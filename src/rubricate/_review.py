@@ -27,6 +27,7 @@ from typing import Any
 from ._errors import ConfigError
 from ._methods._evaluate import FeedbackMode, evaluate_rubric
 from ._methods._functions import FunctionRegistry
+from ._methods._run import coerce_policy
 from ._registry import RubricRegistry, RubricVersion
 from ._registry._db import Tx
 from ._reports import EvaluationReport
@@ -38,6 +39,7 @@ from ._review_types import (
     IllegalTransition,
     evaluation_from_row,
 )
+from ._scoring import ScoringPolicy
 
 __all__ = ["Artifact", "ArtifactEvaluation", "ArtifactStatus", "ArtifactStore", "IllegalTransition"]
 
@@ -62,6 +64,8 @@ class ArtifactStore:
         functions: where ``function_ref`` / ``schema_ref`` are looked up.
         type_rubrics: rubric ids that apply to every artifact of a type.
         feedback: the evaluations' feedback summary mode.
+        policy: the scoring policy of the evaluations, or ``"dataknobs"`` to score
+            as dataknobs' executor does (see :class:`rubricate.ScoringPolicy`).
     """
 
     def __init__(
@@ -72,6 +76,7 @@ class ArtifactStore:
         functions: FunctionRegistry | Mapping[str, Callable[[Any], Any]] | None = None,
         type_rubrics: Mapping[str, Sequence[str]] | None = None,
         feedback: FeedbackMode = "deterministic",
+        policy: ScoringPolicy | str | None = None,
     ) -> None:
         self.registry = registry
         self.db = registry.db
@@ -79,6 +84,7 @@ class ArtifactStore:
         self.functions = FunctionRegistry.coerce(functions)
         self.type_rubrics = {k: list(v) for k, v in (type_rubrics or {}).items()}
         self.feedback: FeedbackMode = feedback
+        self.policy = coerce_policy(policy)
 
     # -- artifacts ---------------------------------------------------------------------
     def create(
@@ -290,6 +296,7 @@ class ArtifactStore:
                         judge=self.judge,
                         functions=self.functions,
                         feedback=self.feedback,
+                        policy=self.policy,
                     )
                     for r in rubrics
                 )

@@ -20,15 +20,19 @@ positive criteria all skipped), the all-negative formula is used, as the seed
 ``rubric`` package states it and autorubric and ``rubric`` compute it. When nothing
 with a non-zero weight counted, there is no score: ``None``, as autorubric returns.
 Verdict values are parsed into reports in ``_verdicts`` (re-exported here).
+
+``ScoringPolicy(compat="dataknobs")`` (:meth:`ScoringPolicy.dataknobs`) swaps these
+rules for the dataknobs executor's, which score a failure as 0 and do not clamp
+(``_scoring_dataknobs``); it is opt-in, for matching results made with dataknobs.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._model import Criterion, CriterionVerdict, Rubric
 from ._verdicts import assemble_reports, parse_verdict, reports_from_verdicts
@@ -39,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_POLICY",
     "CannotAssessStrategy",
+    "Compat",
     "ScoreResult",
     "ScoringPolicy",
     "assemble_reports",
@@ -74,15 +79,61 @@ class CannotAssessStrategy(StrEnum):
         return None
 
 
+Compat = Literal["rubricate", "dataknobs"]
+COMPAT_CHOICES: tuple[Compat, ...] = ("rubricate", "dataknobs")
+
+
 @dataclass(frozen=True)
 class ScoringPolicy:
-    """How to score: the CANNOT_ASSESS strategy and whether to normalise."""
+    """How to score: the CANNOT_ASSESS strategy, whether to normalise, whose rules.
+
+    ``compat="rubricate"`` (the default) never counts a failure as a verdict: a
+    scoring function that raises or answers something that is not a level is
+    recorded and priced by ``cannot_assess``, a level label is read as its level,
+    and the score is clamped to [0, 1]. ``compat="dataknobs"`` reproduces the
+    dataknobs executor exactly instead: failures and unknown levels score 0, only
+    exact level ids count, ``score = Σ w·s / Σ w`` with negative weights and no
+    clamp, and a rubric where everything failed scores 0.0 (and fails its
+    threshold) rather than None. ``cannot_assess`` and ``partial_credit`` do not
+    apply under ``dataknobs``: anything undecided is worth 0 there.
+    """
 
     cannot_assess: CannotAssessStrategy = CannotAssessStrategy.SKIP
     partial_credit: float = 0.5
     normalize: bool = True
+    compat: Compat = "rubricate"
+
+    @classmethod
+    def dataknobs(cls, *, normalize: bool = True) -> ScoringPolicy:
+        """Return the policy that scores exactly as dataknobs' ``RubricExecutor`` does."""
+        return cls(CannotAssessStrategy.ZERO, normalize=normalize, compat="dataknobs")
+
+    @classmethod
+    def coerce(cls, value: ScoringPolicy | str | None) -> ScoringPolicy:
+        """Return a policy from a policy, a compat name (``"dataknobs"``) or None (the default).
+
+        Raises:
+            ValueError: an unknown name; the message lists the valid ones.
+        """
+        if value is None:
+            return DEFAULT_POLICY
+        if isinstance(value, ScoringPolicy):
+            return value
+        if value == "dataknobs":
+            return cls.dataknobs()
+        if value == "rubricate":
+            return DEFAULT_POLICY
+        choices = ", ".join(repr(c) for c in COMPAT_CHOICES)
+        raise ValueError(f"scoring policy {value!r} is unknown; use one of {choices}")
+
+    def with_normalize(self, normalize: bool) -> ScoringPolicy:
+        """This policy with ``normalize`` set (everything else kept)."""
+        return replace(self, normalize=normalize)
 
     def __post_init__(self) -> None:
+        if self.compat not in COMPAT_CHOICES:
+            choices = ", ".join(repr(c) for c in COMPAT_CHOICES)
+            raise ValueError(f"compat {self.compat!r} is unknown; use one of {choices}")
         if not isinstance(self.cannot_assess, CannotAssessStrategy):
             try:
                 strategy = CannotAssessStrategy(self.cannot_assess)
@@ -119,6 +170,10 @@ def _cannot_assess_value(criterion: Criterion, policy: ScoringPolicy) -> float |
 
 def report_value(report: CriterionReport, policy: ScoringPolicy = DEFAULT_POLICY) -> float | None:
     """Credit in [0, 1] of one report, or None when it does not count."""
+    if policy.compat == "dataknobs":
+        from ._scoring_dataknobs import dataknobs_credit
+
+        return dataknobs_credit(report)
     if report.children:
         return _normalized(list(report.children), policy, _all_negative(report.children))[0]
     if report.selection is not None:
@@ -143,6 +198,11 @@ def _normalized(
 
     ``all_negative`` is kept for callers; the formula follows the weights that counted.
     """
+    if policy.compat == "dataknobs":
+        from ._scoring_dataknobs import dataknobs_score
+
+        score_dk, raw_dk = dataknobs_score(reports)
+        return score_dk, raw_dk, bool(reports)
     terms: list[float] = []
     positives: list[float] = []
     absolutes: list[float] = []
@@ -228,7 +288,8 @@ def finalize(
         for r in errors
         if r.selection is None and r.verdict in (None, CriterionVerdict.CANNOT_ASSESS)
     ]
-    if leaves and len(unanswered) == len(leaves):  # fallback verdicts still score
+    # fallback verdicts still score; dataknobs scores a rubric where all failed 0.0
+    if leaves and len(unanswered) == len(leaves) and policy.compat != "dataknobs":
         return EvaluationReport(
             score=None,
             report=reports,
@@ -238,7 +299,9 @@ def finalize(
         )
     result = score_reports(reports, policy, all_negative=rubric.is_all_negative)
     unit = result.score if policy.normalize else _unit(reports, policy, rubric)
-    scaled = rubric.scale.map(unit) if rubric.scale is not None and unit is not None else None
+    scaled = None
+    if rubric.scale is not None and unit is not None:
+        scaled = rubric.scale.map(max(0.0, min(1.0, unit)))  # dataknobs' may leave [0, 1]
     passed = None
     if rubric.pass_threshold is not None and unit is not None:
         passed = unit >= rubric.pass_threshold
@@ -255,7 +318,7 @@ def finalize(
 
 
 def _unit(reports: list[CriterionReport], policy: ScoringPolicy, rubric: Rubric) -> float | None:
-    normalized = ScoringPolicy(policy.cannot_assess, policy.partial_credit, normalize=True)
+    normalized = policy.with_normalize(True)
     return score_reports(reports, normalized, all_negative=rubric.is_all_negative).score
 
 

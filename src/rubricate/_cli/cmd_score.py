@@ -9,7 +9,13 @@ from typing import Any
 from .._errors import ConfigError, VerdictError
 from .._limits import DataLimitError, json_loads, read_text
 from .._reports import CriterionReport, EvaluationReport
-from .._scoring import CannotAssessStrategy, ScoringPolicy, finalize, reports_from_verdicts
+from .._scoring import (
+    COMPAT_CHOICES,
+    CannotAssessStrategy,
+    ScoringPolicy,
+    finalize,
+    reports_from_verdicts,
+)
 
 __all__ = ["register", "run"]
 
@@ -20,6 +26,10 @@ Score a rubric from verdicts you already have (human labels, another tool's outp
 The verdicts file is JSON: a list with one value per leaf criterion, in order, or an
 object keyed by criterion name or id. Values: MET, UNMET, CANNOT_ASSESS, true/false,
 1/0 for binary criteria; an option label (or CANNOT_ASSESS) for multi-choice ones.
+
+--compat dataknobs scores as dataknobs' executor does: CANNOT_ASSESS is worth 0,
+score = sum(w*s) / sum(w) with negative weights and no clamp (0 when the weights
+sum to 0); --cannot-assess and --partial-credit do not apply then.
 """
 
 
@@ -45,6 +55,12 @@ def register(subparsers: Any) -> None:
         default=0.5,
         metavar="X",
         help="credit in [0, 1] for CANNOT_ASSESS under --cannot-assess partial (default: 0.5)",
+    )
+    p.add_argument(
+        "--compat",
+        choices=list(COMPAT_CHOICES),
+        default="rubricate",
+        help="whose scoring rules: rubricate's (default) or dataknobs' executor's",
     )
     p.add_argument(
         "--no-normalize",
@@ -90,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         raise ConfigError(f"--partial-credit: {e}") from None
+    if args.compat == "dataknobs":
+        policy = ScoringPolicy.dataknobs(normalize=not args.no_normalize)
     rubric = load_file(args.rubric)
     verdicts = _read_verdicts(args.verdicts)
     try:
@@ -117,7 +135,8 @@ def _outcome(r: CriterionReport, policy: ScoringPolicy) -> str:
         return f"{s.label} (N/A)" if s.na else f"{s.label} ({_fmt(s.value)})"
     verdict = r.verdict.value if r.verdict is not None else "?"
     if r.verdict is not None and r.verdict.value == "CANNOT_ASSESS":
-        verdict += f" [{policy.cannot_assess.value}]"
+        dataknobs = policy.compat == "dataknobs"
+        verdict += " [0, dataknobs]" if dataknobs else f" [{policy.cannot_assess.value}]"
     return verdict
 
 
@@ -136,6 +155,8 @@ def summary(report: EvaluationReport, policy: ScoringPolicy, *, rubric_has_secti
     """Return a readable, multi-line summary of a scored report."""
     score = "none" if report.score is None else _fmt(report.score)
     kind = "raw weighted sum" if not policy.normalize else "in [0, 1]"
+    if policy.compat == "dataknobs" and policy.normalize:
+        kind = "dataknobs: sum(w*s) / sum(w)"
     lines = [f"score: {score} ({kind})"]
     if report.raw_score is not None:
         lines.append(f"raw score: {_fmt(report.raw_score)}")
@@ -144,9 +165,8 @@ def summary(report: EvaluationReport, policy: ScoringPolicy, *, rubric_has_secti
     if report.passed is not None:
         lines.append(f"passed: {'yes' if report.passed else 'no'}")
     if report.cannot_assess_count:
-        lines.append(
-            f"cannot assess: {report.cannot_assess_count} (counted as {policy.cannot_assess.value})"
-        )
+        counted = "0, dataknobs" if policy.compat == "dataknobs" else policy.cannot_assess.value
+        lines.append(f"cannot assess: {report.cannot_assess_count} (counted as {counted})")
     lines.append("criteria:")
     lines.extend(_lines(report.report or [], policy, 0))
     if rubric_has_sections:

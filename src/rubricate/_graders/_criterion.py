@@ -11,7 +11,7 @@ from .._errors import ConfigError, JudgeError
 from .._judges._base import Judge, JudgeRequest
 from .._model import Criterion, Rubric, ScoringType
 from .._reports import CriterionReport, EvaluationReport
-from .._scoring import ScoringPolicy, assemble_reports, finalize
+from .._scoring import assemble_reports, finalize
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine
@@ -408,7 +408,7 @@ class CriterionGrader(Grader):
         """
         policy = self.policy
         if normalize != policy.normalize:
-            policy = ScoringPolicy(policy.cannot_assess, policy.partial_credit, normalize)
+            policy = policy.with_normalize(normalize)
         return finalize(rubric, reports, policy)
 
     # -- the grader --------------------------------------------------------------

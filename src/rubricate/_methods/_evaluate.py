@@ -18,7 +18,7 @@ from .._reports import CriterionReport, EvaluationReport
 from .._scoring import DEFAULT_POLICY, ScoringPolicy, assemble_reports, finalize
 from ._functions import FunctionRegistry
 from ._levels import ERROR_LEVEL, level_id
-from ._run import Functions, _judge, check_method, run_method
+from ._run import Functions, _judge, check_method, coerce_policy, run_method
 
 __all__ = ["FeedbackMode", "evaluate_rubric", "evaluate_rubric_sync", "target_text"]
 
@@ -75,7 +75,7 @@ async def evaluate_rubric(
     judge: Any = None,
     functions: Functions = None,
     feedback: FeedbackMode = "deterministic",
-    policy: ScoringPolicy = DEFAULT_POLICY,
+    policy: ScoringPolicy | str = DEFAULT_POLICY,
 ) -> EvaluationReport:
     """Evaluate ``target`` against every criterion of ``rubric`` at once.
 
@@ -89,7 +89,9 @@ async def evaluate_rubric(
         feedback: ``"deterministic"`` (default) writes the template summary,
             ``"llm"`` asks ``judge`` and falls back to the template on failure,
             ``"none"`` leaves ``feedback_summary`` unset.
-        policy: the scoring policy (CANNOT_ASSESS strategy, normalisation).
+        policy: the scoring policy (CANNOT_ASSESS strategy, normalisation), or
+            ``"dataknobs"`` to reproduce dataknobs' executor exactly (failures and
+            unknown levels score 0, no clamp; see :class:`rubricate.ScoringPolicy`).
 
     Raises:
         ConfigError: a criterion's method cannot run (checked before anything runs).
@@ -97,6 +99,7 @@ async def evaluate_rubric(
     import asyncio
 
     registry = FunctionRegistry.coerce(functions)
+    policy = coerce_policy(policy)
     the_judge = _judge(judge)
     leaves = rubric.leaves()
     llm = [c for c in leaves if c.method is ScoringType.LLM]
@@ -112,7 +115,7 @@ async def evaluate_rubric(
             check_method(c, registry, the_judge)
 
     methods = [
-        run_method(c, target, judge=the_judge, functions=registry)
+        run_method(c, target, judge=the_judge, functions=registry, policy=policy)
         for c in leaves
         if c.method is not ScoringType.LLM
     ]
@@ -163,7 +166,7 @@ def evaluate_rubric_sync(
     judge: Any = None,
     functions: Functions = None,
     feedback: FeedbackMode = "deterministic",
-    policy: ScoringPolicy = DEFAULT_POLICY,
+    policy: ScoringPolicy | str = DEFAULT_POLICY,
 ) -> EvaluationReport:
     """Blocking :func:`evaluate_rubric` (works inside a running event loop too)."""
     from .._graders._base import run_sync

@@ -67,17 +67,30 @@ def extreme_level(criterion: Criterion, *, best: bool) -> CriterionVerdict | int
     return max(scored, key=lambda i: (sign * criterion.options[i].value, -i))  # type: ignore[index]
 
 
-def resolve_level(criterion: Criterion, value: Any) -> CriterionVerdict | int:
+def resolve_level(
+    criterion: Criterion, value: Any, *, strict: bool = False
+) -> CriterionVerdict | int:
     """Read a function's or judge's answer as a verdict or an option index.
 
     Accepts a level id, an option label, a verdict (``MET`` / ``UNMET`` /
     ``CANNOT_ASSESS``) or a bool. True on a multi-choice criterion is its
-    highest-value option, False its lowest.
+    highest-value option, False its lowest. ``strict`` (the ``dataknobs`` policy)
+    accepts exactly a level id, as dataknobs' executor does.
 
     Raises:
         ValueError: the value is none of those; the message lists the valid levels.
     """
     valid = ", ".join(repr(x) for x in level_ids(criterion))
+    if strict:
+        ids = level_ids(criterion)
+        if isinstance(value, str) and value in ids:
+            if criterion.options is None:
+                return CriterionVerdict(value)
+            return ids.index(value)
+        raise ValueError(
+            f"{value!r} is not a level id of criterion {name_of(criterion)!r} (the dataknobs "
+            f"policy accepts exact ids only); valid level ids are {valid}"
+        )
     if isinstance(value, CriterionVerdict):
         verdict: CriterionVerdict | None = value
     elif isinstance(value, bool):

@@ -5,7 +5,9 @@ something that is not a level, a template that does not render, and a judge that
 fails are all recorded on the report (``error``, ``error_category`` of
 ``function`` / ``template`` / the judge's category / ``parse``) with the verdict
 CANNOT_ASSESS; the scoring policy's CannotAssessStrategy decides what that is
-worth. Misconfiguration — an unknown function ref, an import that is not allowed,
+worth. Under the ``dataknobs`` scoring policy only exact level ids are levels
+(a label is not), and the same failures score 0 (``_scoring_dataknobs``).
+Misconfiguration — an unknown function ref, an import that is not allowed,
 an invalid schema, a decode criterion without a judge — is a ConfigError, raised.
 """
 
@@ -18,12 +20,13 @@ from .._errors import ConfigError
 from .._judges._base import Judge
 from .._model import Criterion, ScoringType
 from .._reports import CriterionReport
+from .._scoring import DEFAULT_POLICY, ScoringPolicy
 from ._decode import compile_template, run_decode
 from ._functions import FunctionRegistry, FunctionResult, call_function
-from ._levels import error_report, level_report, name_of, resolve_level
+from ._levels import ERROR_LEVEL, error_report, level_report, name_of, resolve_level
 from ._schema import compile_schema, run_schema
 
-__all__ = ["check_method", "run_method"]
+__all__ = ["check_method", "coerce_policy", "run_method"]
 
 Functions = FunctionRegistry | Mapping[str, Callable[[Any], Any]] | None
 
@@ -34,6 +37,14 @@ def _judge(judge: Any) -> Judge | None:
     from .._judges._registry import get_judge
 
     return get_judge(judge)
+
+
+def coerce_policy(policy: ScoringPolicy | str | None) -> ScoringPolicy:
+    """Return the scoring policy ``policy`` names; an unknown name is a ConfigError."""
+    try:
+        return ScoringPolicy.coerce(policy) if policy is not None else DEFAULT_POLICY
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
 
 
 def check_method(criterion: Criterion, functions: FunctionRegistry, judge: Any) -> None:
@@ -74,7 +85,7 @@ def check_method(criterion: Criterion, functions: FunctionRegistry, judge: Any) 
 
 
 async def _run_function(
-    criterion: Criterion, target: Any, functions: FunctionRegistry
+    criterion: Criterion, target: Any, functions: FunctionRegistry, *, strict: bool
 ) -> CriterionReport:
     method = ScoringType.FUNCTION
     assert criterion.scoring_method is not None and criterion.scoring_method.function_ref
@@ -90,10 +101,17 @@ async def _run_function(
     if isinstance(result, FunctionResult):
         evidence, notes, result = list(result.evidence), result.notes or notes, result.level
     try:
-        level = resolve_level(criterion, result)
+        level = resolve_level(criterion, result, strict=strict)
     except ValueError as e:
+        # dataknobs keeps the id the function returned; rubricate marks it an error level
+        shown = result if strict and isinstance(result, str) else ERROR_LEVEL
         return error_report(
-            criterion, method, f"{ref} returned {e}", category="function", evidence=evidence
+            criterion,
+            method,
+            f"{ref} returned {e}",
+            category="function",
+            evidence=evidence,
+            level=shown,
         )
     return level_report(criterion, level, method, evidence=evidence, notes=notes)
 
@@ -104,6 +122,7 @@ async def run_method(
     *,
     judge: Judge | None = None,
     functions: Functions = None,
+    policy: ScoringPolicy | str | None = None,
 ) -> CriterionReport:
     """Decide ``criterion`` about ``target`` with its scoring method.
 
@@ -114,6 +133,8 @@ async def run_method(
         judge: the judge for ``llm_decode`` (a Judge or a spec string).
         functions: the registry (or a ``{ref: function}`` dict) ``function_ref`` and
             ``schema_ref`` are looked up in.
+        policy: the scoring policy, or ``"dataknobs"``; under it a function's answer
+            must be an exact level id (see :class:`rubricate.ScoringPolicy`).
 
     Returns:
         The criterion's report: ``level_id``, the verdict or selection (its score),
@@ -123,11 +144,12 @@ async def run_method(
         ConfigError: the method cannot run (see the module docstring).
     """
     registry = FunctionRegistry.coerce(functions)
+    rules = coerce_policy(policy)
     the_judge = _judge(judge)
     check_method(criterion, registry, the_judge)
     method = criterion.method
     if method is ScoringType.FUNCTION:
-        return await _run_function(criterion, target, registry)
+        return await _run_function(criterion, target, registry, strict=rules.compat == "dataknobs")
     if method is ScoringType.JSON_SCHEMA:
         return run_schema(criterion, target, compile_schema(criterion, registry))
     assert the_judge is not None
