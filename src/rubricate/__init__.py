@@ -18,6 +18,7 @@ from ._errors import (
     ConfigError,
     DatasetError,
     JudgeError,
+    JudgeParseError,
     Problem,
     RubricateError,
     RubricError,
@@ -103,6 +104,11 @@ if TYPE_CHECKING:
     from ._calibration import (
         Calibration,
     )
+    from ._dataknobs_names import (
+        RubricCriterion,
+        RubricExecutor,
+        RubricLevel,
+    )
     from ._feedback import (
         generate_criterion_feedback,
         generate_deterministic_summary,
@@ -173,6 +179,9 @@ _LAZY: dict[str, str] = {
     "MetricsReport": "._metrics",
     "RegistryError": "._registry",
     "RewardError": "._rewards",
+    "RubricCriterion": "._dataknobs_names",
+    "RubricExecutor": "._dataknobs_names",
+    "RubricLevel": "._dataknobs_names",
     "RubricNotFound": "._registry",
     "RubricRegistry": "._registry",
     "RubricReward": "._rewards",
@@ -244,6 +253,7 @@ __all__ = [
     "Judge",
     "JudgeConfig",
     "JudgeError",
+    "JudgeParseError",
     "JudgeRequest",
     "JudgeResponse",
     "JudgeSpec",
@@ -263,8 +273,11 @@ __all__ = [
     "RewardError",
     "Rubric",
     "RubricAsJudgeGrader",
+    "RubricCriterion",
     "RubricDataset",
     "RubricError",
+    "RubricExecutor",
+    "RubricLevel",
     "RubricNotFound",
     "RubricRegistry",
     "RubricReward",

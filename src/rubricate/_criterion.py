@@ -59,13 +59,19 @@ class CriterionVerdict(StrEnum):
 
 
 class ScoringType(StrEnum):
-    """How a criterion is decided. ``llm`` is the default."""
+    """How a criterion is decided. ``llm`` is the default.
+
+    ``DETERMINISTIC`` and ``SCHEMA`` are dataknobs' names for ``FUNCTION`` and
+    ``JSON_SCHEMA`` (aliases: the same members, not listed when iterating).
+    """
 
     LLM = "llm"
     FUNCTION = "function"
     JSON_SCHEMA = "json_schema"
     METRIC = "metric"
     LLM_DECODE = "llm_decode"
+    DETERMINISTIC = "function"
+    SCHEMA = "json_schema"
 
 
 class ScoringMethod(BaseModel):

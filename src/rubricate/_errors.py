@@ -10,6 +10,7 @@
     │   └── ConfigError         a bad argument, judge spec, option or missing extra
     └── RunError                something failed while running
         └── JudgeError          a judge call failed after its retries (has a category)
+            └── JudgeParseError its reply could not be read (also a ValueError)
 
 Usage errors are raised before any judge is called. Judge errors are recorded in
 reports as data; they are raised only where the caller asked for that policy.
@@ -18,13 +19,14 @@ reports as data; they are raised only where the caller asked for that policy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Self
 
 __all__ = [
     "ConfigError",
     "DatasetError",
     "JudgeError",
     "JudgeErrorCategory",
+    "JudgeParseError",
     "Problem",
     "RubricError",
     "RubricateError",
@@ -98,7 +100,17 @@ JudgeErrorCategory = Literal[
 
 
 class JudgeError(RunError):
-    """A judge call failed after its retries; ``category`` says what kind of failure."""
+    """A judge call failed after its retries; ``category`` says what kind of failure.
+
+    ``JudgeError(..., category="parse")`` creates a :class:`JudgeParseError`, as
+    ``OSError(errno.ENOENT, ...)`` creates a ``FileNotFoundError``.
+    """
+
+    def __new__(cls, *args: object, **kwargs: object) -> Self:
+        # a parse failure is also a ValueError (JudgeParseError), whoever raises it
+        if cls is JudgeError and kwargs.get("category") == "parse":
+            return super().__new__(JudgeParseError, *args)  # type: ignore[return-value]
+        return super().__new__(cls, *args)
 
     def __init__(
         self,
@@ -114,3 +126,12 @@ class JudgeError(RunError):
         self.raw_text = raw_text
         self.retry_after = retry_after  # seconds the server asked to wait, when it said
         super().__init__(f"{category}: {message}")
+
+
+class JudgeParseError(JudgeError, ValueError):
+    """A judge's reply could not be read as an answer, after the parse retries.
+
+    Also a ``ValueError``: the seed ``rubric`` package raises ValueError when
+    parsing fails, so ``except ValueError`` written for it catches this too.
+    Graders record it as an error by default; ``on_error="raise"`` raises it.
+    """

@@ -310,6 +310,16 @@ class EvaluationReport(BaseModel):
     metrics: list[MetricResult] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def weighted_score(self) -> float | None:
+        """The score under dataknobs' name (``RubricEvaluation.weighted_score``)."""
+        return self.score
+
+    @property
+    def criterion_results(self) -> list[CriterionReport]:
+        """The per-criterion reports under dataknobs' name (empty for a holistic grade)."""
+        return list(self.report or [])
+
     def by_section(self, policy: ScoringPolicy | None = None) -> list[SectionScore]:
         """Scores per section, computed with the same rules as the whole report.
 

@@ -29,7 +29,7 @@ from ._methods._evaluate import FeedbackMode, evaluate_rubric
 from ._methods._functions import FunctionRegistry
 from ._methods._run import coerce_policy
 from ._registry import RubricRegistry, RubricVersion
-from ._registry._db import Tx
+from ._registry._db import Database, Tx
 from ._reports import EvaluationReport
 from ._review_types import (
     TRANSITIONS,
@@ -66,6 +66,7 @@ class ArtifactStore:
         feedback: the evaluations' feedback summary mode.
         policy: the scoring policy of the evaluations, or ``"dataknobs"`` to score
             as dataknobs' executor does (see :class:`rubricate.ScoringPolicy`).
+        db: where artifacts are stored (migrated); the registry's database by default.
     """
 
     def __init__(
@@ -77,9 +78,10 @@ class ArtifactStore:
         type_rubrics: Mapping[str, Sequence[str]] | None = None,
         feedback: FeedbackMode = "deterministic",
         policy: ScoringPolicy | str | None = None,
+        db: Database | None = None,
     ) -> None:
         self.registry = registry
-        self.db = registry.db
+        self.db = db if db is not None else registry.db
         self.judge = judge
         self.functions = FunctionRegistry.coerce(functions)
         self.type_rubrics = {k: list(v) for k, v in (type_rubrics or {}).items()}
