@@ -235,3 +235,72 @@ async def test_the_executor_takes_the_dataknobs_policy() -> None:
     theirs = await RubricExecutor({"x:crash": crashes}, policy="dataknobs").evaluate(rubric, {})
     assert ours.weighted_score is None and ours.passed is None
     assert theirs.weighted_score == 0.0 and theirs.passed is False
+
+
+async def test_registry_meta_rubric_and_feedback_examples() -> None:
+    from rubricate.dataknobs import (
+        AsyncMemoryDatabase,
+        FunctionRegistry,
+        Rubric,
+        RubricExecutor,
+        RubricRegistry,
+        build_meta_rubric,
+        generate_criterion_feedback,
+        generate_deterministic_summary,
+        generate_feedback_summary,
+    )
+
+    config = {
+        "rubrics": [
+            {
+                "id": "content_quality",
+                "name": "Content Quality",
+                "description": "Evaluates content quality",
+                "version": "1.0.0",
+                "target_type": "content",
+                "criteria": [
+                    {
+                        "id": "has_title",
+                        "name": "Has title",
+                        "description": "The content has a title",
+                        "weight": 1.0,
+                        "levels": [
+                            {"id": "fail", "label": "Fail", "description": "No", "score": 0.0},
+                            {"id": "pass", "label": "Pass", "description": "Yes", "score": 1.0},
+                        ],
+                        "scoring_method": {
+                            "type": "schema",
+                            "schema": {"type": "object", "required": ["title"]},
+                        },
+                    }
+                ],
+                "pass_threshold": 0.7,
+            },
+        ]
+    }
+    db = AsyncMemoryDatabase()
+    registry = await RubricRegistry.from_config(config, db=db)
+    rubric = await registry.get("content_quality")
+    assert rubric is not None and [r.id for r in await registry.get_for_target("content")] == [
+        "content_quality"
+    ]
+    assert Rubric.from_dict(rubric.to_dict(format="dataknobs")).model_dump() == rubric.model_dump()
+
+    # the meta-rubric judges the rubric's structure, from its dict
+    meta_rubric = build_meta_rubric()
+    executor = RubricExecutor(function_registry=FunctionRegistry())
+    evaluation = await executor.evaluate(
+        meta_rubric, target=rubric.to_dict(), target_id=rubric.id, target_type="rubric"
+    )
+    assert f"{evaluation.weighted_score:.0%}" == "100%" and evaluation.passed is True
+
+    # feedback, with and without an "LLM" (none here: the template is used)
+    evaluation = await executor.evaluate(rubric, {"title": "Cells"})
+    summary = await generate_feedback_summary(rubric, evaluation, llm=None)
+    assert str(summary) == str(generate_deterministic_summary(rubric, evaluation))
+    assert str(summary).startswith("Evaluation PASSED for rubric 'Content Quality'.")
+    feedback = generate_criterion_feedback(rubric.criteria[0], evaluation)
+    assert feedback == "Has title: pass (score: 1.00)"
+    assert await registry.delete("content_quality") is True
+    assert await registry.get("content_quality") is None
+    assert await registry.delete("content_quality") is False

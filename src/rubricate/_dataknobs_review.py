@@ -58,6 +58,15 @@ class RubricRegistry:
     def __init__(self, db: Database | str | None = None) -> None:
         self.store = _SyncRegistry(db)
 
+    @classmethod
+    async def from_config(
+        cls, config: Mapping[str, Any], db: Database | str | None = None
+    ) -> RubricRegistry:
+        """A registry with every rubric of a ``{"rubrics": [...]}`` config registered."""
+        out = cls.__new__(cls)
+        out.store = await asyncio.to_thread(_SyncRegistry.from_config, config, db)
+        return out
+
     async def register(self, rubric: Rubric) -> str:
         """Store a new rubric; returns its id."""
         rec = await asyncio.to_thread(self.store.register, rubric)

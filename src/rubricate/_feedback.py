@@ -21,6 +21,7 @@ import json
 import logging
 from typing import Any, Literal
 
+from ._errors import ConfigError
 from ._model import Criterion, CriterionOption, CriterionVerdict, Rubric
 from ._reports import CriterionReport, EvaluationReport
 
@@ -212,13 +213,18 @@ def _facts(rubric: Rubric, report: EvaluationReport) -> dict[str, Any]:
 
 
 async def generate_feedback_summary(
-    rubric: Rubric, report: EvaluationReport, judge: Any = None
+    rubric: Rubric, report: EvaluationReport, judge: Any = None, *, llm: Any = None
 ) -> FeedbackText:
     """Return a judge-written summary, or the deterministic one when there is no judge or it fails.
 
-    ``judge`` is a Judge or a spec string. The result's ``source`` says which one you
-    got and ``fallback_reason`` why the judge's was not used.
+    ``judge`` is a Judge or a spec string (``llm=`` is dataknobs' name for it). The
+    result's ``source`` says which one you got and ``fallback_reason`` why the
+    judge's was not used.
     """
+    if llm is not None:
+        if judge is not None:
+            raise ConfigError("give judge= or llm= (the same thing), not both")
+        judge = llm
     fallback = generate_deterministic_summary(rubric, report)
     if judge is None:
         return fallback
