@@ -4,7 +4,9 @@ Checked as OpenRubricRL checks them: ``name``, ``version`` (semver), ``scale``
 and ``criteria`` are required; ``domain`` is one of the five domains; each
 criterion has ``name``, ``description`` and a ``weight`` in [0, 1]; the weights
 sum to 1.0 (within 1e-6); examples carry ``input``, ``output``, ``score`` and
-``explanation``; hybrid metrics have a known ``type`` and a weight in [0, 1].
+``explanation``; hybrid metrics have a known ``type`` and a weight in [0, 1];
+``metadata.created_at`` and ``metadata.updated_at`` are dates and times as
+OpenRubricRL's pydantic model reads them (ISO 8601 text, a date, a Unix time).
 Subcriteria carry no weights and count equally. Every problem is reported, not
 just the first.
 """
@@ -12,7 +14,10 @@ just the first.
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from .._errors import Problem
 from ._paths import PathMap, join, show, split_known
@@ -36,6 +41,8 @@ _CRITERION = ("name", "description", "weight", "examples", "subcriteria")
 _EXAMPLE = ("input", "output", "score", "explanation")
 _METRIC = ("name", "type", "weight", "config")
 _CRITERION_RENAMES = {"requirement": "description"}
+_DATES = ("created_at", "updated_at")
+_DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
 
 def _require(raw: dict[str, Any], keys: tuple[str, ...], path: str, out: list[Problem]) -> None:
@@ -184,6 +191,24 @@ def _metrics(raw: Any, base: str, out: list[Problem]) -> Any:
     ]
 
 
+def _dates(meta: dict[str, Any], base: str, out: list[Problem]) -> None:
+    """Check the metadata dates OpenRubricRL's ``Metadata`` model types as ``datetime``."""
+    for key in _DATES:
+        value = meta.get(key)
+        if value is None:
+            continue
+        try:
+            _DATETIME.validate_python(value)
+        except ValidationError:
+            out.append(
+                Problem(
+                    join(base, "metadata", key),
+                    f"{show(value)} is not a date and time; OpenRubricRL reads {key} as one, so "
+                    "write it in ISO 8601 such as '2024-01-15T10:30:00Z' (or remove it)",
+                )
+            )
+
+
 def from_openrubricrl(data: Any, base: str = "") -> tuple[dict[str, Any], PathMap, list[Problem]]:
     """Native-shaped data from an OpenRubricRL rubric, its path map and problems."""
     paths = PathMap(base)
@@ -217,6 +242,8 @@ def from_openrubricrl(data: Any, base: str = "") -> tuple[dict[str, Any], PathMa
     if data.get("hybrid_metrics") is not None:
         body["hybrid_metrics"] = _metrics(data["hybrid_metrics"], base, out)
     meta = data.get("metadata")
+    if isinstance(meta, dict):
+        _dates(meta, base, out)
     if meta is not None:
         body["metadata"] = {**meta, **extras} if isinstance(meta, dict) else meta
     elif extras:
