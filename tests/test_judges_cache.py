@@ -11,7 +11,7 @@ import pytest
 from chat_server import ChatServer, Reply
 from judge_helpers import SCHEMA, SECRET, openai_judge, request
 from rubricate._judges._base import JudgeRequest
-from rubricate._judges._cache import ResponseCache, default_cache_path
+from rubricate._judges._cache import ResponseCache, default_cache_path, open_cache
 
 
 async def test_second_identical_call_is_replayed(chat_server: ChatServer, tmp_path: Path) -> None:
@@ -36,6 +36,9 @@ async def test_default_file_lives_under_the_cache_dir_env(chat_server: ChatServe
     await judge.judge(request())
     await judge.judge(request())
     assert len(chat_server.chat_requests) == 1
+    shared = open_cache(True)
+    assert shared is not None
+    shared.flush()  # writes are batched by a background thread: make them visible
     path = default_cache_path()
     assert path.exists() and "judge-cache" in str(path.parent)  # the fixture's tmp dir
     reader = ResponseCache(path)

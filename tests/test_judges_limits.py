@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
+from pathlib import Path
 
-from chat_server import ChatServer, Reply
+from chat_server import ChatServer, Reply, schema_of
 from judge_helpers import openai_judge, request, waits
+from rubricate._dataset import DataItem, RubricDataset
+from rubricate._graders import CriterionGrader
+from rubricate._judges._fake import fake_reply_for_schema
 from rubricate._judges._limits import Gate, TokenBucket, limits_for
+from rubricate._model import Criterion, Rubric
+from rubricate._runs import evaluate
 
 
 async def _burst(server: ChatServer, n: int, **options: object) -> None:
@@ -36,6 +43,51 @@ async def test_limit_is_shared_by_all_judges_of_a_provider(chat_server: ChatServ
     await asyncio.gather(*calls)
     assert len(chat_server.chat_requests) == 12
     assert chat_server.max_in_flight <= 2
+
+
+async def test_queue_wait_is_reported_apart_from_latency(chat_server: ChatServer) -> None:
+    # one slot, three calls of at least 0.1 s each: the later ones wait for the slot, and
+    # that wait is their queue_s, not their latency
+    chat_server.handler = lambda body: Reply.json({"verdict": "MET", "reason": ""}, delay=0.1)
+    judge = openai_judge(chat_server, concurrency=1, cache=False)
+
+    async def timed(i: int) -> tuple[float, float, float]:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        r = await judge.judge(request(f"q{i}"))
+        return r.latency_s, r.queue_s, loop.time() - began
+
+    got = await asyncio.gather(*(timed(i) for i in range(3)))
+    assert chat_server.max_in_flight == 1
+    for latency, queued, total in got:
+        assert latency >= 0.1  # the server's own delay is the call's time
+        assert latency + queued <= total + 1e-6
+    queues = sorted(q for _, q, _ in got)
+    assert queues[1] >= 0.1 and queues[2] >= 0.2  # waited for one, then two calls
+
+
+async def test_queue_wait_reaches_the_run_store_and_summary(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    chat_server.handler = lambda body: Reply.json(
+        fake_reply_for_schema(schema_of(body) or {}), delay=0.05
+    )
+    rubric = Rubric([Criterion(name="ok", requirement="It is fine", weight=1)])
+    items = [DataItem(submission=f"answer {i}", id=f"i{i}") for i in range(4)]
+    dataset = RubricDataset(prompt="Say something", rubric=rubric, items=items)
+    judge = openai_judge(chat_server, concurrency=1, cache=False)
+    result = await evaluate(
+        dataset, CriterionGrader(judge=judge), concurrency=4, run_dir=tmp_path / "run"
+    )
+    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
+        rows = db.execute("SELECT latency_s, queue_s FROM judgments").fetchall()
+    assert len(rows) == 4 and all(lat >= 0.05 for lat, _ in rows)
+    assert max(q for _, q in rows) >= 0.15  # the last waited for three calls
+    summary = result.summary
+    assert summary.queue_s["max"] >= 0.15
+    assert "queue wait" in summary.to_text()
+    info = result.reports[0].report[0].llm_invocation  # type: ignore[index]
+    assert info is not None and "queue_s" in info
 
 
 async def test_requests_per_minute_make_calls_wait(chat_server: ChatServer) -> None:

@@ -268,6 +268,7 @@ async def call(
         "judge": member.id,
         "model": response.model,
         "latency_s": response.latency_s,
+        "queue_s": response.queue_s,
         "attempts": response.attempts,
     }
     return response

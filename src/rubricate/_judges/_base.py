@@ -62,6 +62,9 @@ class JudgeResponse:
     ``probabilities`` maps each of the request's ``decision.values`` (as text) to its
     probability, from the model's token probabilities renormalised over those
     values; None when the backend exposes none or the request named no decision.
+    ``latency_s`` is the call's own time (attempts and back-off included);
+    ``queue_s`` is the time it waited before it could start: for a provider's
+    concurrency or rate limits, or for the local model's thread.
     """
 
     data: dict[str, Any]
@@ -69,6 +72,7 @@ class JudgeResponse:
     usage: TokenUsage | None = None
     cost: float | None = None
     latency_s: float = 0.0
+    queue_s: float = 0.0
     cached: bool = False
     reasoning: str | None = None
     model: str = ""

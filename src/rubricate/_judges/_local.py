@@ -33,7 +33,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -296,12 +296,16 @@ class LocalJudge:
             )
             group = hashlib.sha256(shared.encode("utf-8", "surrogatepass")).hexdigest()
         response = await shared_scheduler().run(lambda: self._run(request), group)
+        # _run measured the model's own time; the rest was spent waiting for the
+        # model thread (other calls, or the model loading)
+        total = time.perf_counter() - start
         return JudgeResponse(
             data=response.data,
             raw_text=response.raw_text,
             usage=response.usage,
             cost=0.0,
-            latency_s=time.perf_counter() - start,
+            latency_s=response.latency_s,
+            queue_s=max(total - response.latency_s, 0.0),
             model=response.model,
             probabilities=response.probabilities,
         )
@@ -309,7 +313,9 @@ class LocalJudge:
     def _run(self, request: JudgeRequest) -> JudgeResponse:
         model = self._model()
         with model.lock:
-            return self._complete(model, request)
+            began = time.perf_counter()
+            response = self._complete(model, request)
+            return replace(response, latency_s=time.perf_counter() - began)
 
     def _tokens(self, model: _Model, request: JudgeRequest) -> list[int]:
         llm = model.llm

@@ -166,7 +166,7 @@ class ReliableJudge:
             # only an answer to the question is replayed; a stored bad one is asked again
             if hit is not None and schema_accepts(request.schema, hit["data"]):
                 return _replay(hit, time.perf_counter() - start)
-        response, attempts = await self._attempts(request)
+        response, attempts, queued = await self._attempts(request)
         cost = response.cost
         if cost is None:
             cost = cost_of(
@@ -176,8 +176,12 @@ class ReliableJudge:
                 api_url=self.provider.price_url,
                 prices=self.config.prices,
             )
-        latency = time.perf_counter() - start
-        response = replace(response, cost=cost, latency_s=latency, attempts=attempts)
+        # the call's own time: what it spent waiting for a limit or a busy model is apart
+        queued += response.queue_s
+        latency = max(time.perf_counter() - start - queued, 0.0)
+        response = replace(
+            response, cost=cost, latency_s=latency, queue_s=queued, attempts=attempts
+        )
         if cache is not None and key is not None and schema_accepts(request.schema, response.data):
             cache.put(
                 key,
@@ -191,12 +195,14 @@ class ReliableJudge:
             )
         return response
 
-    async def _attempts(self, request: JudgeRequest) -> tuple[JudgeResponse, int]:
+    async def _attempts(self, request: JudgeRequest) -> tuple[JudgeResponse, int, float]:
+        """The answer, the attempts it took and the seconds spent waiting for limits."""
         limits = self.limits
         est = (len(request.system) + len(request.user)) // 4 + (
             _pick(request.max_tokens, self.config.max_tokens) or 256
         )
         transient = parse = attempts = 0
+        queued = 0.0
         current = request
         while True:
             attempts += 1
@@ -204,11 +210,13 @@ class ReliableJudge:
                 if limits is None:
                     response = await self.inner.judge(current)
                 else:
+                    waiting = time.perf_counter()
                     async with limits.slot(est, self.sleep):
+                        queued += time.perf_counter() - waiting
                         response = await self.inner.judge(current)
                     usage = response.usage
                     limits.settle(est, usage.total_tokens if usage is not None else None)
-                return response, attempts
+                return response, attempts, queued
             except JudgeError as e:
                 if e.category in TRANSIENT and transient < self.config.max_retries:
                     wait = self.backoff.delay(transient, e)

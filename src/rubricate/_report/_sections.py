@@ -34,14 +34,22 @@ def bootstrap_mean(values: list[float], n: int = 2000) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _latency(run: RunData) -> list[float]:
+def _timings(run: RunData, key: str) -> list[float]:
+    """Every answer's ``key`` (``latency_s`` or ``queue_s``) from its invocation info."""
     out: list[float] = []
     for r in run.reports:
         for cr in leaves(r):
             info = cr.llm_invocation or {}
-            if isinstance(info.get("latency_s"), int | float):
-                out.append(float(info["latency_s"]))
+            if isinstance(info.get(key), int | float):
+                out.append(float(info[key]))
     return out
+
+
+def _pct(values: list[float]) -> str:
+    if not values:
+        return "–"
+    parts = ", ".join(f"p{q} {np.percentile(values, q):.3f} s" for q in (50, 90, 99))
+    return f"{parts} over {len(values)} answers"
 
 
 def _errors(run: RunData) -> Counter[str]:
@@ -77,13 +85,7 @@ def overview_section(run: RunData) -> str:
     costs = [r.completion_cost for r in done]
     cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
     usage = [r.token_usage for r in done if r.token_usage is not None]
-    latencies = _latency(run)
-    pct = (
-        ", ".join(f"p{q} {np.percentile(latencies, q):.3f} s" for q in (50, 90, 99))
-        + f" over {len(latencies)} answers"
-        if latencies
-        else "–"
-    )
+    queued = _timings(run, "queue_s")
     calls = sum(r.judge_calls for r in done)
     cached = sum(r.cached_calls for r in done)
     rows: list[tuple[str, str]] = [
@@ -110,8 +112,10 @@ def overview_section(run: RunData) -> str:
             "errors",
             ", ".join(f"{k}: {v}" for k, v in _errors(run).most_common()) or "none",
         ),
-        ("judge latency", pct),
+        ("judge latency (the calls' own time)", _pct(_timings(run, "latency_s"))),
     ]
+    if any(q > 0 for q in queued):
+        rows.append(("queue wait (limits, a busy local model)", _pct(queued)))
     if run.wall_s is not None:
         rows.append(("wall time", f"{run.wall_s:.1f} s"))
     plot = (

@@ -107,7 +107,13 @@ class RecordingJudge:
             tags = json.dumps(dict(request.tags), default=str) if request.tags else None
             store.put_judgment(item, digest, occurrence, self._inner.name, response, tags)
         else:  # kept for the summary; a rejected reply is not stored to be replayed
-            row = JudgmentRow(self._inner.name, response.usage, response.cost, response.latency_s)
+            row = JudgmentRow(
+                self._inner.name,
+                response.usage,
+                response.cost,
+                response.latency_s,
+                response.queue_s,
+            )
             self.rows.append(row)
         return response
 

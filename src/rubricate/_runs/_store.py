@@ -52,9 +52,15 @@ def _m2(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE judgments ADD COLUMN tags TEXT")
 
 
+def _m3(db: sqlite3.Connection) -> None:
+    # time spent waiting for limits or the local model, apart from the call's own latency
+    db.execute("ALTER TABLE judgments ADD COLUMN queue_s REAL")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _m1),
     ("0002_judgment_tags", _m2),
+    ("0003_judgment_queue", _m3),
 ]
 
 
@@ -78,6 +84,7 @@ class JudgmentRow:
     usage: TokenUsage | None
     cost: float | None
     latency_s: float
+    queue_s: float = 0.0
 
 
 def response_to_json(response: JudgeResponse) -> str:
@@ -89,6 +96,7 @@ def response_to_json(response: JudgeResponse) -> str:
             "usage": response.usage.model_dump() if response.usage else None,
             "cost": response.cost,
             "latency_s": response.latency_s,
+            "queue_s": response.queue_s,
             "reasoning": response.reasoning,
             "model": response.model,
             "attempts": response.attempts,
@@ -107,6 +115,7 @@ def response_from_json(text: str) -> JudgeResponse:
         usage=usage,
         cost=d.get("cost"),
         latency_s=d.get("latency_s", 0.0),
+        queue_s=d.get("queue_s", 0.0),
         cached=True,
         reasoning=d.get("reasoning"),
         model=d.get("model", ""),
@@ -185,7 +194,7 @@ class RunStore:
         self._db.execute(
             "INSERT OR IGNORE INTO judgments (item_key, request_hash, occurrence, judge, "
             "response, prompt_tokens, completion_tokens, total_tokens, cost, latency_s, "
-            "created, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "created, tags, queue_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item_key,
                 request_hash,
@@ -199,22 +208,23 @@ class RunStore:
                 r.latency_s,
                 time.time(),
                 tags,
+                r.queue_s,
             ),
         )
 
     def judgment_rows(self) -> Iterator[JudgmentRow]:
         """Yield every stored judgment's numbers."""
         cur = self._db.execute(
-            "SELECT judge, prompt_tokens, completion_tokens, total_tokens, cost, latency_s "
-            "FROM judgments"
+            "SELECT judge, prompt_tokens, completion_tokens, total_tokens, cost, latency_s, "
+            "queue_s FROM judgments"
         )
-        for judge, pt, ct, tt, cost, lat in cur:
+        for judge, pt, ct, tt, cost, lat, queued in cur:
             usage = (
                 None
                 if pt is None
                 else TokenUsage(prompt_tokens=pt, completion_tokens=ct, total_tokens=tt)
             )
-            yield JudgmentRow(judge, usage, cost, lat or 0.0)
+            yield JudgmentRow(judge, usage, cost, lat or 0.0, queued or 0.0)
 
     def iter_judgments(self) -> Iterator[tuple[str, str, str | None, str]]:
         """Yield every stored judgment as (item key, judge, tags JSON, response JSON)."""

@@ -43,6 +43,7 @@ class RunSummary(BaseModel):
     tokens: TokenUsage | None = None
     cost: float | None = None
     latency_s: dict[str, float] = Field(default_factory=dict)
+    queue_s: dict[str, float] = Field(default_factory=dict)
     errors: dict[str, int] = Field(default_factory=dict)
     error_examples: list[str] = Field(default_factory=list)
     wall_s: float | None = None
@@ -69,7 +70,10 @@ class RunSummary(BaseModel):
         lines.append(f"{calls}  tokens: {tokens}  cost: {cost}")
         if self.latency_s:
             lat = "  ".join(f"{k} {v:.3f}s" for k, v in self.latency_s.items())
-            lines.append(f"latency: {lat}")
+            lines.append(f"latency (the calls' own time): {lat}")
+        if self.queue_s and self.queue_s.get("max", 0.0) > 0.0:
+            queue = "  ".join(f"{k} {v:.3f}s" for k, v in self.queue_s.items())
+            lines.append(f"queue wait (limits, a busy local model): {queue}")
         if self.wall_s is not None:
             lines.append(f"wall time: {self.wall_s:.2f}s")
         if self.verdicts:
@@ -149,18 +153,14 @@ class SummaryBuilder:
         tokens: TokenUsage | None = None
         cost: float | None = 0.0
         latencies = array("d")  # 8 bytes a call: a large run's summary stays small
+        queued = array("d")
         for row in judgments:
             calls += 1
             if row.usage is not None:
                 tokens = row.usage if tokens is None else tokens + row.usage
             cost = None if cost is None or row.cost is None else cost + row.cost
             latencies.append(row.latency_s)
-        lat: dict[str, float] = {}
-        if latencies:
-            arr = np.frombuffer(latencies, dtype=np.float64)
-            for name, q in (("p50", 50), ("p90", 90), ("p99", 99)):
-                lat[name] = float(np.percentile(arr, q))
-            lat["max"] = float(arr.max())
+            queued.append(row.queue_s)
         s = self.scores
         return RunSummary(
             items_total=self.total,
@@ -177,8 +177,21 @@ class SummaryBuilder:
             replayed_calls=replayed,
             tokens=tokens,
             cost=cost if calls else None,
-            latency_s=lat,
+            latency_s=_percentiles(latencies),
+            queue_s=_percentiles(queued),
             errors=dict(self.errors),
             error_examples=self.examples,
             wall_s=wall_s,
         )
+
+
+def _percentiles(values: array[float]) -> dict[str, float]:
+    """p50, p90, p99 and max of ``values`` (empty when there are none)."""
+    if not values:
+        return {}
+    arr = np.frombuffer(values, dtype=np.float64)
+    out = {
+        name: float(np.percentile(arr, q)) for name, q in (("p50", 50), ("p90", 90), ("p99", 99))
+    }
+    out["max"] = float(arr.max())
+    return out
