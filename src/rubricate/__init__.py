@@ -119,6 +119,9 @@ if TYPE_CHECKING:
         MetricError,
         register_metric,
     )
+    from ._judges._fleet import (
+        EndpointStats,
+    )
     from ._lint import (
         LintFinding,
         lint_rubric,
@@ -171,6 +174,7 @@ _LAZY: dict[str, str] = {
     "Calibration": "._calibration",
     "ArtifactStatus": "._review",
     "ArtifactStore": "._review",
+    "EndpointStats": "._judges._fleet",
     "FunctionRegistry": "._methods",
     "HybridGrader": "._hybrid",
     "IllegalTransition": "._review",
@@ -238,6 +242,7 @@ __all__ = [
     "CriterionVerdict",
     "DataItem",
     "DatasetError",
+    "EndpointStats",
     "Escalation",
     "EvaluationReport",
     "EvidenceCheck",

@@ -6,11 +6,14 @@ import json
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import ConfigError, RubricateError
 from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
 from .._reports import EvaluationReport
+
+if TYPE_CHECKING:
+    from .._judges._fleet import EndpointStats
 
 __all__ = ["Item", "Tally", "estimate_cost", "iter_items", "read_items"]
 
@@ -131,6 +134,7 @@ class Tally:
         self.unknown_cost = 0
         self.criterion_errors = 0
         self.not_graded = 0
+        self.endpoints: dict[str, EndpointStats] = {}
 
     def add(self, r: EvaluationReport) -> None:
         """Count one item's report."""
@@ -168,4 +172,8 @@ class Tally:
         lines.append(
             f"errors: {self.criterion_errors} criteria; items not graded: {self.not_graded}"
         )
+        if self.endpoints:
+            from .._runs._summary import endpoint_lines
+
+            lines.extend(endpoint_lines(self.endpoints))
         return "\n".join(lines)

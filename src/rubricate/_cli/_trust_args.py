@@ -153,3 +153,22 @@ def cascade_estimate(args: argparse.Namespace, grader: Any, calls: int, tokens: 
         f"calibration's training answers): about {round(calls * share)} calls to "
         f"{args.escalate_to}, about {price}"
     )
+
+
+BASE_URL_HELP = (
+    "base URL of an OpenAI-compatible server; several, separated by commas, make a fleet "
+    "(each call goes to the least-loaded healthy one)"
+)
+
+
+def base_url_option(value: str) -> str | tuple[str, ...]:
+    """The ``base_url`` judge option for ``--base-url VALUE`` (a URL or URLs separated by commas).
+
+    Raises:
+        ConfigError: naming ``--base-url``, for an empty entry, a URL that is not http(s),
+            or a URL given twice.
+    """
+    from .._judges._fleet import parse_base_urls
+
+    urls = parse_base_urls(value, "--base-url")
+    return value if len(urls) == 1 else urls

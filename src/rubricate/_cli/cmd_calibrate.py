@@ -21,7 +21,7 @@ from typing import Any
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
-from ._trust_args import add_trust_args, trust_options
+from ._trust_args import BASE_URL_HELP, add_trust_args, base_url_option, trust_options
 
 __all__ = ["register", "run"]
 
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("dataset", help=f"labelled dataset file or {EXAMPLE_PREFIX}NAME")
     p.add_argument("--judge", default="local", help="judge spec (default: local)")
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
+    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
     train = p.add_mutually_exclusive_group(required=True)
     train.add_argument("--train", type=int, metavar="N", help="fit on N items, stratified")
     train.add_argument(
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     options.pop("escalate_to", None)  # a cascade is applied at grading time, not fitted
     options.pop("below_confidence", None)
     if args.base_url:
-        options["judge_options"] = {"base_url": args.base_url}
+        options["judge_options"] = {"base_url": base_url_option(args.base_url)}
     grader = CriterionGrader(args.judge, concurrency=args.concurrency, **options)
     member = grader.members()[0]
     judge_name = str(getattr(member.judge, "name", args.judge))

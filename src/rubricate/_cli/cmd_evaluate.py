@@ -15,7 +15,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
-from ._trust_args import add_cache_args, add_trust_args
+from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
 
 __all__ = ["register", "run"]
 
@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("dataset", help=f"dataset file (JSON, YAML, JSONL) or {EXAMPLE_PREFIX}NAME")
     p.add_argument("--judge", help="judge spec (default: local)")
     p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
+    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
     p.add_argument("--grader", choices=GRADERS, default="per-criterion")
     p.add_argument("--run-dir", help="directory of the run store (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")

@@ -27,8 +27,10 @@ from .._reports import EvaluationReport
 from .._runs._fingerprint import fingerprint
 from ._grade_io import Item, Tally, estimate_cost, iter_items
 from ._trust_args import (
+    BASE_URL_HELP,
     add_cache_args,
     add_trust_args,
+    base_url_option,
     cache_options,
     cascade_estimate,
     trust_options,
@@ -85,7 +87,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="show at most N of a criterion's calibration examples (default: all)",
     )
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
+    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
     p.add_argument(
         "--dry-run", action="store_true", help="count calls, tokens and cost; call nothing"
     )
@@ -146,7 +148,7 @@ def _grader(args: argparse.Namespace) -> Any:
         options["max_examples"] = max_examples
     judge_options = cache_options(args)
     if args.base_url:
-        judge_options["base_url"] = args.base_url
+        judge_options["base_url"] = base_url_option(args.base_url)
     if judge_options:
         options["judge_options"] = judge_options
     judges = _judge_specs(args)
@@ -310,6 +312,7 @@ async def _grade_all(
         total = source.total
         bar = make_progress(None, total, min(len(finished), total or 0))
         await session.run(jobs(), concurrency=concurrency, bar=bar, on_done=done, room=writer.room)
+        tally.endpoints = session.endpoint_stats()
     return tally
 
 

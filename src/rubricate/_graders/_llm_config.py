@@ -22,7 +22,8 @@ class LLMConfig:
         temperature, max_tokens, seed, timeout, max_retries: as in ``JudgeConfig``
             (``timeout`` is ``timeout_s``).
         api_key: the key (else the provider's environment variable).
-        base_url: an OpenAI-compatible server's URL (``api_base`` is accepted too).
+        base_url: an OpenAI-compatible server's URL (``api_base`` is accepted too), or a
+            list of them: a fleet of servers of one model.
         cache: the response cache setting (True, False or a file).
         extra_params: more request parameters, passed through.
     """
@@ -34,7 +35,7 @@ class LLMConfig:
     timeout: float = 60.0
     max_retries: int = 4
     api_key: str | None = field(default=None, repr=False)
-    base_url: str | None = None
+    base_url: str | list[str] | None = None
     api_base: str | None = None
     cache: bool | str = True
     extra_params: dict[str, Any] = field(default_factory=dict)

@@ -27,6 +27,7 @@ from typing import Any
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
+from ._fleet import single_base_url
 from ._http import status_category
 from ._parse import parse_json_reply
 from ._reliable import Provider
@@ -85,7 +86,11 @@ class AnthropicJudge:
             )
         self.model = model
         self.config = config
-        self.base_url: str | None = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        self.base_url: str | None = (
+            single_base_url(config.base_url, "anthropic")
+            or os.environ.get("ANTHROPIC_BASE_URL")
+            or None
+        )
         key = config.api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key and client is None and self.base_url is None:
             raise ConfigError(

@@ -8,7 +8,7 @@ graders record that as data, never as a verdict.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -103,14 +103,16 @@ class JudgeConfig:
     """Options every judge spec accepts; a backend ignores those it cannot use.
 
     API keys are read from the environment unless ``api_key`` is given, and are
-    never written to caches, logs or results.
+    never written to caches, logs or results. ``base_url`` may list several
+    servers of one model (a list, or URLs separated by commas) for ``openai/``
+    judges: an endpoint fleet.
     """
 
     temperature: float | None = 0.0
     seed: int | None = None
     max_tokens: int | None = None
     timeout_s: float = 60.0
-    base_url: str | None = None
+    base_url: str | Sequence[str] | None = None
     api_key: str | None = field(default=None, repr=False)
     extra_headers: Mapping[str, str] = field(default_factory=dict)
     extra_params: Mapping[str, Any] = field(default_factory=dict)

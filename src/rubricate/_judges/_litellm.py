@@ -19,6 +19,7 @@ from typing import Any
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
+from ._fleet import single_base_url
 from ._parse import parse_json_reply
 from ._reliable import Provider
 
@@ -82,6 +83,7 @@ class LiteLLMJudge:
             ) from None
         self.model = model
         self.config = config
+        self.base_url = single_base_url(config.base_url, "litellm")
         self._json_object_only = False
 
     def __repr__(self) -> str:
@@ -95,7 +97,7 @@ class LiteLLMJudge:
     @property
     def provider(self) -> Provider:
         """Limits key and cache identity; prices by LiteLLM's provider prefix when known."""
-        url = self.config.base_url
+        url = self.base_url
         vendor = self.model.partition("/")[0] if "/" in self.model else None
         return Provider(
             backend="litellm",
@@ -133,7 +135,7 @@ class LiteLLMJudge:
             ("temperature", _pick(request.temperature, cfg.temperature)),
             ("seed", _pick(request.seed, cfg.seed)),
             ("max_tokens", _pick(request.max_tokens, cfg.max_tokens)),
-            ("api_base", cfg.base_url),
+            ("api_base", self.base_url),
             ("api_key", cfg.api_key),
         ):
             if value is not None:

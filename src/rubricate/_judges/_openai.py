@@ -3,6 +3,8 @@
 The base URL comes from the config or ``OPENAI_BASE_URL`` (vLLM, Ollama, the
 llama.cpp server, OpenRouter, Azure's ``/openai/v1`` ...), the key from the
 config or ``OPENAI_API_KEY``; a server at an explicit base URL may need no key.
+Several base URLs (a list, or URLs separated by commas) make a fleet of servers
+of one model: each call goes to the least-loaded healthy one (see ``_fleet``).
 ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` are sent as the official SDK sends
 them. Structured output uses ``response_format`` ``json_schema``; a server that
 rejects it (llama.cpp's does) gets ``json_object`` plus the schema instead, and
@@ -28,7 +30,9 @@ from typing import Any
 from .._errors import ConfigError, JudgeError
 from .._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
-from ._http import Endpoint, HTTPReply, merge_headers, status_error
+from ._fleet import EndpointStats, Fleet, parse_base_urls
+from ._http import HTTPReply, merge_headers, status_error
+from ._limits import DEFAULT_CONCURRENCY
 from ._logprobs import decision_probabilities
 from ._parse import parse_json_reply
 from ._reliable import Provider
@@ -79,8 +83,16 @@ class OpenAIJudge:
             raise ConfigError("judge spec 'openai/' names no model; use e.g. 'openai/gpt-4.1-mini'")
         self.model = model
         self.config = config
-        env_url = os.environ.get("OPENAI_BASE_URL") or None
-        self.base_url: str | None = config.base_url or env_url
+        raw = config.base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.base_url: str | None = None
+        self.base_urls: tuple[str, ...] = ()
+        if isinstance(raw, str) and "," not in raw:  # one server, as it always was
+            self.base_url = raw
+            self.base_urls = (raw.strip().rstrip("/"),)
+        elif raw:
+            what = "base_url" if config.base_url else "OPENAI_BASE_URL"
+            self.base_urls = parse_base_urls(raw, what)
+            self.base_url = ",".join(self.base_urls)
         key = config.api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self.base_url is None:
@@ -90,13 +102,14 @@ class OpenAIJudge:
                     "(no key needed)"
                 )
             key = _NO_KEY
-        self.url = (self.base_url or OFFICIAL_URL).strip().rstrip("/") + "/chat/completions"
+        urls = [u + "/chat/completions" for u in self.base_urls or (OFFICIAL_URL,)]
+        self.url = urls[0]
         headers = {
             "Authorization": f"Bearer {key}",
             "Content-Type": "application/json",
             "Accept": "application/json",
         }
-        if key == _NO_KEY and "@" in (self.base_url or "").split("//", 1)[-1].split("/", 1)[0]:
+        if key == _NO_KEY and any("@" in u.split("//", 1)[-1].split("/", 1)[0] for u in urls):
             del headers["Authorization"]  # user:pass@ in the base URL: HTTP basic auth instead
         for header, variable in (
             ("OpenAI-Organization", "OPENAI_ORG_ID"),
@@ -104,7 +117,7 @@ class OpenAIJudge:
         ):
             if os.environ.get(variable):
                 headers[header] = os.environ[variable]
-        self._endpoint = Endpoint(self.url, merge_headers(headers, config.extra_headers))
+        self.fleet = Fleet(urls, merge_headers(headers, config.extra_headers))
         self._strict_seen: dict[int, tuple[Mapping[str, Any], bool]] = {}
 
     def __repr__(self) -> str:
@@ -117,8 +130,25 @@ class OpenAIJudge:
 
     @property
     def provider(self) -> Provider:
-        """Limits key, cache identity and price row of this endpoint."""
-        return Provider.for_endpoint("openai", self.model, self.base_url, OFFICIAL_URL)
+        """Limits key, cache identity and price row of this endpoint (or fleet)."""
+        if len(self.base_urls) < 2:
+            return Provider.for_endpoint("openai", self.model, self.base_url, OFFICIAL_URL)
+        # one model on every server: an answer is the same whichever server gave it
+        return Provider(
+            backend="openai",
+            model=self.model,
+            key=f"openai|{self.base_url}",
+            identity={"base_url": sorted(self.base_urls)},
+        )
+
+    @property
+    def default_concurrency(self) -> int | None:
+        """Calls in flight when the config does not say: the usual limit per server of a fleet."""
+        return DEFAULT_CONCURRENCY * len(self.base_urls) if len(self.base_urls) > 1 else None
+
+    def endpoint_stats(self) -> dict[str, EndpointStats]:
+        """Per base URL: requests sent, failed, and latency (see :class:`EndpointStats`)."""
+        return self.fleet.stats()
 
     def _params(
         self, request: JudgeRequest, json_schema: bool, logprobs: bool = False
@@ -190,7 +220,7 @@ class OpenAIJudge:
         while True:
             params = self._params(request, json_schema, logprobs)
             body = json.dumps(params, default=_plain).encode()
-            reply = await self._endpoint.post(body, timeout_s=self.config.timeout_s)
+            reply = await self.fleet.post(body, timeout_s=self.config.timeout_s)
             if 200 <= reply.status < 300:
                 break
             error = status_error(reply)

@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from .._errors import JudgeError
@@ -26,6 +26,9 @@ from ._cost import check_prices, cost_of
 from ._limits import ProviderLimits, limits_for
 from ._retry import TRANSIENT, Backoff, retry_after_of
 from ._schema_check import schema_accepts
+
+if TYPE_CHECKING:
+    from ._fleet import EndpointStats
 
 __all__ = ["Provider", "ReliableJudge", "make_reliable"]
 
@@ -114,10 +117,21 @@ class ReliableJudge:
             return None
         if self._limits is None:
             cfg = self.config
+            concurrency = cfg.concurrency
+            if concurrency is None:  # a fleet of N servers takes N times one server's default
+                concurrency = getattr(self.inner, "default_concurrency", None)
             self._limits = limits_for(
-                self.provider.key, cfg.concurrency, cfg.requests_per_minute, cfg.tokens_per_minute
+                self.provider.key, concurrency, cfg.requests_per_minute, cfg.tokens_per_minute
             )
         return self._limits
+
+    def endpoint_stats(self) -> dict[str, EndpointStats]:
+        """Per base URL of the wrapped judge's servers: requests sent, failed, and latency.
+
+        Empty for a backend that does not count its endpoints (only ``openai/`` does).
+        """
+        stats = getattr(self.inner, "endpoint_stats", None)
+        return stats() if callable(stats) else {}
 
     def _cache_for(self, request: JudgeRequest) -> ResponseCache | None:
         if self._cache_setting is False:

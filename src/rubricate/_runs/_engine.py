@@ -22,6 +22,7 @@ from typing import Any
 
 from .._errors import UsageError
 from .._judges._base import Judge
+from .._judges._fleet import EndpointStats, Fleet, FleetMark, endpoint_stats
 from .._reports import EvaluationReport
 from ._bind import bind_judges
 from ._fingerprint import describe_judge
@@ -67,6 +68,7 @@ class RunSession:
         self._lock = RunLock(self.run_dir) if self.run_dir is not None else None
         self._started = time.perf_counter()
         self.bound: Any = grader
+        self.fleets: dict[int, tuple[Fleet, FleetMark]] = {}
 
     def __enter__(self) -> RunSession:
         if self._lock is not None:
@@ -90,6 +92,9 @@ class RunSession:
 
     def _wrap(self, judge: Judge) -> Judge:
         self.described.append(describe_judge(judge))
+        fleet = _fleet_of(judge)
+        if fleet is not None and len(fleet) > 1 and id(fleet) not in self.fleets:
+            self.fleets[id(fleet)] = (fleet, fleet.mark())  # only this run's calls are reported
         wrapper = RecordingJudge(judge, self.store, stored_items=self.stored_items)
         self.wrappers.append(wrapper)
         return wrapper
@@ -183,6 +188,10 @@ class RunSession:
             finally:
                 bar.close()
 
+    def endpoint_stats(self) -> dict[str, EndpointStats]:
+        """Per server of the judges' fleets: this run's requests, failures and latency."""
+        return endpoint_stats(self.fleets.values()) if self.fleets else {}
+
     def summary(self) -> RunSummary:
         """The run's summary; judge numbers come from the store when there is one."""
         rejected = chain(*(w.rows for w in self.wrappers))  # all calls without a store
@@ -192,6 +201,7 @@ class RunSession:
             rows,
             replayed=sum(w.replayed for w in self.wrappers),
             wall_s=time.perf_counter() - self._started,
+            endpoints=self.endpoint_stats(),
         )
 
 
@@ -220,6 +230,18 @@ def prepare_store(store: RunStore, fps: dict[str, str], *, resume: bool, force: 
             store.clear(judgments=not resume)
             (store.run_dir / DATASET_COPY).unlink(missing_ok=True)
     store.set_meta({_FP + k: v for k, v in fps.items()})
+
+
+def _fleet_of(judge: Any) -> Fleet | None:
+    """The fleet of servers behind ``judge`` (through its wrappers), if it has one."""
+    for _ in range(4):
+        fleet = getattr(judge, "fleet", None)
+        if isinstance(fleet, Fleet):
+            return fleet
+        judge = getattr(judge, "inner", None)
+        if judge is None:
+            return None
+    return None
 
 
 async def _call(grader: Any, job: Job) -> EvaluationReport:

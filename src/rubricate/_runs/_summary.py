@@ -10,10 +10,11 @@ from collections.abc import Iterable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._judges._fleet import EndpointStats
 from .._reports import CriterionReport, EvaluationReport, TokenUsage
 from ._store import JudgmentRow
 
-__all__ = ["RunSummary", "SummaryBuilder"]
+__all__ = ["RunSummary", "SummaryBuilder", "endpoint_lines"]
 
 _MAX_EXAMPLES = 5
 
@@ -24,6 +25,8 @@ class RunSummary(BaseModel):
     ``judge_calls`` counts judgments actually made (all of them for a stored run,
     across resumes); ``replayed_calls`` those served from the run store in the last
     session. ``cost`` is None when the price of some call is unknown.
+    ``endpoints`` holds, for a judge over a fleet of servers (several base URLs),
+    each server's requests, failures and latency in the last session.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -47,6 +50,7 @@ class RunSummary(BaseModel):
     errors: dict[str, int] = Field(default_factory=dict)
     error_examples: list[str] = Field(default_factory=list)
     wall_s: float | None = None
+    endpoints: dict[str, EndpointStats] = Field(default_factory=dict)
 
     def to_text(self) -> str:
         """Render a few readable lines."""
@@ -76,6 +80,7 @@ class RunSummary(BaseModel):
             lines.append(f"queue wait (limits, a busy local model): {queue}")
         if self.wall_s is not None:
             lines.append(f"wall time: {self.wall_s:.2f}s")
+        lines.extend(endpoint_lines(self.endpoints))
         if self.verdicts:
             lines.append("verdicts per criterion (answer=count):")
         for key, dist in self.verdicts.items():
@@ -85,6 +90,18 @@ class RunSummary(BaseModel):
             lines.append("errors: " + ", ".join(f"{k} {n}" for k, n in self.errors.items()))
             lines.extend(f"  {e}" for e in self.error_examples)
         return "\n".join(lines)
+
+
+def endpoint_lines(endpoints: dict[str, EndpointStats]) -> list[str]:
+    """Lines for the servers of a fleet: requests, failures, latency, health."""
+    if not endpoints:
+        return []
+    lines = ["endpoints (requests sent, failed; latency of the answered):"]
+    for url, st in endpoints.items():
+        lat = "  ".join(f"{k} {v:.3f}s" for k, v in st.latency_s.items()) or "no answer"
+        down = "" if st.healthy else "  [down at the end]"
+        lines.append(f"  {url}: {st.calls} sent, {st.errors} failed  {lat}{down}")
+    return lines
 
 
 def _leaves(reports: Iterable[CriterionReport]) -> Iterable[CriterionReport]:
@@ -147,6 +164,7 @@ class SummaryBuilder:
         *,
         replayed: int = 0,
         wall_s: float | None = None,
+        endpoints: dict[str, EndpointStats] | None = None,
     ) -> RunSummary:
         """Build the summary, with the judge numbers taken from ``judgments``."""
         calls = 0
@@ -182,6 +200,7 @@ class SummaryBuilder:
             errors=dict(self.errors),
             error_examples=self.examples,
             wall_s=wall_s,
+            endpoints=endpoints or {},
         )
 
 

@@ -1,0 +1,322 @@
+"""Endpoint fleets: one judge over several OpenAI-compatible servers.
+
+A :class:`Fleet` holds one :class:`~._http.Endpoint` per base URL and sends each
+call to the least-loaded healthy one: the fewest calls in flight (counted across
+every judge of the process that uses that URL), ties going to the one picked
+longest ago. A call that fails on a connection error or a 5xx moves on, within
+the same attempt, to the next endpoint it has not tried, so the reliability
+layer counts one failed attempt only when every endpoint it could try failed.
+
+An endpoint that failed that way (or timed out) is unhealthy for a back-off
+period (1 s, doubling per failure in a row, at most 30 s); then one call at a
+time probes it, and its first answer makes it healthy again. When no endpoint
+is healthy, an attempt still tries the one whose back-off ends first, so a
+fleet of one behaves exactly as a single endpoint, and a fleet that is down
+fails as a recorded judge error after the usual retries, never as a verdict.
+
+Each fleet counts, per endpoint, the requests sent, those that failed, and the
+latency of those answered; :meth:`Fleet.stats` reports them as
+:class:`EndpointStats` (``RunSummary.endpoints`` sums them over a run).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._errors import ConfigError, JudgeError
+from ._http import Endpoint, HTTPReply, _hop, status_error
+
+__all__ = [
+    "BACKOFF_CAP_S",
+    "BACKOFF_START_S",
+    "EndpointStats",
+    "Fleet",
+    "FleetMark",
+    "endpoint_stats",
+    "parse_base_urls",
+    "single_base_url",
+]
+
+BACKOFF_START_S = 1.0
+"""How long an endpoint is left alone after its first failure (doubling per failure)."""
+BACKOFF_CAP_S = 30.0
+"""The longest an unhealthy endpoint waits for its next probe."""
+
+_FAILOVER = frozenset({"connection", "server"})
+_UNHEALTHY = _FAILOVER | {"timeout"}
+
+
+class EndpointStats(BaseModel):
+    """What one endpoint of a fleet did: requests sent, how many failed, how fast it answered.
+
+    ``calls`` counts requests sent to the endpoint (a call that failed over to
+    another endpoint counts once on each); ``errors`` those that got no 2xx reply
+    (connection errors, timeouts, any non-2xx status); ``latency_s`` holds ``p50``,
+    ``p90`` and ``max`` over the answered requests (empty when none was);
+    ``healthy`` is False when the endpoint's last request failed (it is resting, or
+    waiting for a call to probe it).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    calls: int = 0
+    errors: int = 0
+    latency_s: dict[str, float] = Field(default_factory=dict)
+    healthy: bool = True
+
+
+def parse_base_urls(value: str | Sequence[str], what: str) -> tuple[str, ...]:
+    """The base URLs in ``value`` (a URL, URLs separated by commas, or a list of them).
+
+    ``what`` names where the value came from (``--base-url``, ``base_url``,
+    ``OPENAI_BASE_URL``) in errors.
+
+    Raises:
+        ConfigError: an entry is empty or not an http(s) URL, or a URL is listed twice.
+    """
+    if isinstance(value, str):
+        parts = value.split(",")
+    elif isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        parts = [p for v in value for p in v.split(",")]
+    else:
+        raise ConfigError(f"{what} {value!r} is not a URL or a list of URLs")
+    example = "'http://gpu1:8000/v1,http://gpu2:8000/v1'"
+    urls: list[str] = []
+    for pos, raw in enumerate(parts, 1):
+        url = raw.strip().rstrip("/")
+        if not url:
+            raise ConfigError(
+                f"{what} {value!r}: entry {pos} is empty; give base URLs separated by "
+                f"commas, like {example}"
+            )
+        _hop(url, f"{what} entry")
+        if url in urls:
+            raise ConfigError(f"{what} {value!r} lists {url!r} twice; give each server once")
+        urls.append(url)
+    if not urls:
+        raise ConfigError(f"{what} names no URL; give one, or several like {example}")
+    return tuple(urls)
+
+
+def single_base_url(value: str | Sequence[str] | None, backend: str) -> str | None:
+    """``value`` as one base URL, for a backend that talks to one server only.
+
+    Raises:
+        ConfigError: ``value`` lists several URLs (a fleet, which ``openai/`` judges take).
+    """
+    if value is None or (isinstance(value, str) and "," not in value):
+        return value
+    urls = parse_base_urls(value, "base_url")
+    if len(urls) > 1:
+        raise ConfigError(
+            f"base_url lists {len(urls)} URLs, a fleet; {backend}/ judges talk to one server. "
+            "Endpoint fleets work with openai/ judges (any OpenAI-compatible server)"
+        )
+    return urls[0]
+
+
+@dataclass
+class _Health:
+    """One server's state, shared by every fleet of the process that lists its URL."""
+
+    in_flight: int = 0
+    failures: int = 0  # in a row
+    down_until: float = 0.0  # 0: healthy
+    picked: int = 0  # when it was last picked (a sequence number)
+
+
+_HEALTH: dict[str, _Health] = {}
+_LOCK = threading.Lock()
+_SEQ = [0]
+
+
+def _health(url: str) -> _Health:
+    with _LOCK:
+        return _HEALTH.setdefault(url, _Health())
+
+
+@dataclass
+class _Counts:
+    calls: int = 0
+    errors: int = 0
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+
+
+@dataclass(frozen=True)
+class FleetMark:
+    """Where a fleet's counters stood at one moment (see :meth:`Fleet.stats`)."""
+
+    counts: Mapping[str, tuple[int, int, int]]
+
+
+class Fleet:
+    """Several endpoints of one judge; :meth:`post` routes, fails over and counts."""
+
+    def __init__(self, chat_urls: Sequence[str], headers: Mapping[str, str]) -> None:
+        if not chat_urls:
+            raise ConfigError("a fleet needs at least one URL")
+        self.urls = tuple(chat_urls)
+        self.endpoints = [Endpoint(url, headers) for url in self.urls]
+        self._health = [_health(url) for url in self.urls]
+        self._counts = [_Counts() for _ in self.urls]
+
+    def __len__(self) -> int:
+        return len(self.endpoints)
+
+    def _pick(self, tried: set[int]) -> int | None:
+        """The endpoint to try next, marked in flight; None when none is left to try."""
+        now = time.monotonic()
+        with _LOCK:
+            best: tuple[int, int] | None = None
+            chosen = None
+            for i, h in enumerate(self._health):
+                if i in tried:
+                    continue
+                probing = h.down_until > 0
+                if probing and (now < h.down_until or h.in_flight > 0):
+                    continue  # resting, or already being probed by one call
+                rank = (h.in_flight, h.picked)
+                if best is None or rank < best:
+                    best, chosen = rank, i
+            if chosen is None and not tried:
+                # nothing healthy: try the one whose rest ends first, as one endpoint would be
+                chosen = min(range(len(self._health)), key=lambda i: self._health[i].down_until)
+            if chosen is None:
+                return None
+            h = self._health[chosen]
+            h.in_flight += 1
+            _SEQ[0] += 1
+            h.picked = _SEQ[0]
+            return chosen
+
+    def _done(self, i: int, latency: float | None, *, failed: str | None) -> None:
+        """Settle one request: counters, in-flight, and health (``failed``: its category)."""
+        counts = self._counts[i]
+        with _LOCK:
+            h = self._health[i]
+            h.in_flight -= 1
+            counts.calls += 1
+            if latency is not None and failed is None:
+                counts.latencies.append(latency)
+            if failed is not None:
+                counts.errors += 1
+            if failed in _UNHEALTHY:
+                h.failures += 1
+                rest = min(BACKOFF_CAP_S, BACKOFF_START_S * 2.0 ** (h.failures - 1))
+                h.down_until = time.monotonic() + rest
+            elif failed is None or latency is not None:  # it answered: it is up
+                h.failures = 0
+                h.down_until = 0.0
+
+    async def post(self, body: bytes, *, timeout_s: float) -> HTTPReply:
+        """POST ``body`` to the least-loaded healthy endpoint, failing over as needed.
+
+        Returns the reply of the endpoint that answered (whatever its status below
+        500), or, with one endpoint tried, its 5xx reply.
+
+        Raises:
+            JudgeError: as :meth:`Endpoint.post` for the one endpoint tried; when
+                several were tried and none answered, category ``server`` or
+                ``connection`` (the last failure's) naming each failure.
+        """
+        tried: set[int] = set()
+        failures: list[tuple[int, JudgeError, HTTPReply | None]] = []
+        while (i := self._pick(tried)) is not None:
+            tried.add(i)
+            start = time.perf_counter()
+            try:
+                reply = await self.endpoints[i].post(body, timeout_s=timeout_s)
+            except JudgeError as e:
+                self._done(i, None, failed=e.category)
+                if e.category not in _FAILOVER:
+                    raise  # a timeout spent the attempt's time; others would fail anywhere
+                failures.append((i, e, None))
+                continue
+            except BaseException:  # cancelled: no verdict on the endpoint
+                with _LOCK:
+                    self._health[i].in_flight -= 1
+                raise
+            latency = time.perf_counter() - start
+            if reply.status >= 500:
+                self._done(i, None, failed="server")
+                failures.append((i, status_error(reply), reply))
+                continue
+            ok = 200 <= reply.status < 300
+            self._done(i, latency, failed=None if ok else "answered")
+            return reply
+        if len(failures) == 1:
+            i, error, got = failures[0]
+            if len(self) > 1:  # every endpoint was resting: the one back soonest was tried
+                raise JudgeError(
+                    f"all {len(self)} endpoints are down; "
+                    f"{self.urls[i].removesuffix('/chat/completions')} (back soonest): {error}",
+                    category=error.category,
+                    retry_after=error.retry_after,
+                )
+            if got is not None:
+                return got  # a 5xx, read by the caller as a single endpoint's would be
+            raise error
+        why = "; ".join(
+            f"{self.urls[i].removesuffix('/chat/completions')}: {e}" for i, e, _ in failures
+        )
+        last = failures[-1][1]
+        raise JudgeError(
+            f"{len(failures)} of {len(self)} endpoints tried, none answered ({why})",
+            category=last.category,
+            retry_after=last.retry_after,
+        )
+
+    def mark(self) -> FleetMark:
+        """The counters now, to report only what follows (see :meth:`stats`)."""
+        with _LOCK:
+            return FleetMark(
+                {
+                    url: (c.calls, c.errors, len(c.latencies))
+                    for url, c in zip(self.urls, self._counts, strict=True)
+                }
+            )
+
+    def stats(self, since: FleetMark | None = None) -> dict[str, EndpointStats]:
+        """Each endpoint's numbers (base URL -> stats), since ``since`` if given."""
+        return endpoint_stats([(self, since)])
+
+    def _raw(self, since: FleetMark | None) -> list[tuple[str, int, int, array[float], bool]]:
+        out = []
+        with _LOCK:
+            for url, c, h in zip(self.urls, self._counts, self._health, strict=True):
+                before = since.counts.get(url, (0, 0, 0)) if since is not None else (0, 0, 0)
+                base = url.removesuffix("/chat/completions")
+                lat = c.latencies[before[2] :]
+                out.append((base, c.calls - before[0], c.errors - before[1], lat, h.failures == 0))
+        return out
+
+
+def endpoint_stats(
+    fleets: Iterable[tuple[Fleet, FleetMark | None]],
+) -> dict[str, EndpointStats]:
+    """Per base URL, the numbers of ``fleets`` (each since its mark), summed over fleets."""
+    import numpy as np
+
+    merged: dict[str, tuple[int, int, array[float], bool]] = {}
+    for fleet, since in fleets:
+        for base, calls, errors, lat, healthy in fleet._raw(since):
+            c0, e0, l0, h0 = merged.get(base, (0, 0, array("d"), True))
+            merged[base] = (c0 + calls, e0 + errors, l0 + lat, h0 and healthy)
+    out: dict[str, EndpointStats] = {}
+    for base, (calls, errors, lat, healthy) in merged.items():
+        latency: dict[str, float] = {}
+        if lat:
+            arr = np.frombuffer(lat, dtype=np.float64)
+            latency = {
+                "p50": float(np.percentile(arr, 50)),
+                "p90": float(np.percentile(arr, 90)),
+                "max": float(arr.max()),
+            }
+        out[base] = EndpointStats(calls=calls, errors=errors, latency_s=latency, healthy=healthy)
+    return out
