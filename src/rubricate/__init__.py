@@ -163,6 +163,7 @@ if TYPE_CHECKING:
         RubricReward,
     )
     from ._runs import (
+        BatchOptions,
         RunResult,
         RunSummary,
         evaluate,
@@ -171,6 +172,7 @@ if TYPE_CHECKING:
 
 _LAZY: dict[str, str] = {
     "Artifact": "._review",
+    "BatchOptions": "._runs",
     "Calibration": "._calibration",
     "ArtifactStatus": "._review",
     "ArtifactStore": "._review",
@@ -229,6 +231,7 @@ __all__ = [
     "Artifact",
     "ArtifactStatus",
     "ArtifactStore",
+    "BatchOptions",
     "Calibration",
     "CalibrationExample",
     "CalibrationRecord",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from ._batch_args import add_batch_args, batch_options
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
 
@@ -49,6 +50,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_cache_args(p)
     add_trust_args(p)
+    add_batch_args(p)
     p.set_defaults(func=run)
 
 
@@ -73,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    batch = batch_options(args)
     dataset = load_dataset_arg(args.dataset)
     grader = build_grader(args)
     result = evaluate_sync(
@@ -84,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         max_items=args.max_items,
         concurrency=args.concurrency,
         dataset_source=_dataset_source(args.dataset),
+        batch_api=batch or False,
     )
     if args.json:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2))

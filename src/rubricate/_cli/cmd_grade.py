@@ -25,6 +25,7 @@ from .._errors import ConfigError
 from .._model import Rubric
 from .._reports import EvaluationReport
 from .._runs._fingerprint import fingerprint
+from ._batch_args import add_batch_args, batch_options, batch_saving
 from ._grade_io import Item, Tally, estimate_cost, iter_items
 from ._trust_args import (
     BASE_URL_HELP,
@@ -93,6 +94,7 @@ def register(subparsers: Any) -> None:
     )
     add_cache_args(p)
     add_trust_args(p)
+    add_batch_args(p)
     p.set_defaults(func=run)
 
 
@@ -246,6 +248,8 @@ def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Sou
         f"+ {completion} completion tokens, about {cost} ({', '.join(names)})",
         file=sys.stderr,
     )
+    if getattr(args, "batch_api", False):
+        print(batch_saving(costs), file=sys.stderr)
     cascade = cascade_estimate(args, grader, calls, tokens)
     if cascade:
         print(cascade, file=sys.stderr)
@@ -255,15 +259,20 @@ def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Sou
 async def _grade_all(
     args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source, out: IO[str]
 ) -> Tally:
+    from .._runs._batch_judge import BatchJudge
+    from .._runs._batch_run import refuse_open_batches, run_batches
     from .._runs._engine import Job, RunSession, prepare_store
     from .._runs._fingerprint import describe_grader
     from .._runs._ordered import OrderedWriter
     from .._runs._progress import make_progress
+    from .._runs._recording import RecordingJudge
     from .._version import __version__
 
     tally = Tally()
     concurrency = max(1, args.concurrency)
-    with RunSession(grader, args.run_dir, total=source.total) as session:
+    batch = batch_options(args)
+    wrapper = RecordingJudge if batch is None else BatchJudge
+    with RunSession(grader, args.run_dir, total=source.total, wrapper=wrapper) as session:
         store = session.store
         finished: set[str] = set()
         if store is not None:
@@ -273,9 +282,19 @@ async def _grade_all(
                 "judge configuration": fingerprint(describe_grader(grader, session.described)),
             }
             prepare_store(store, fps, resume=args.resume, force=args.force)
+            if batch is None:
+                refuse_open_batches(store)
             store.set_meta({"command": "grade", "rubricate_version": __version__})
             session.load_stored_judgments()
             finished = {k for k, status in store.item_statuses().items() if status == "done"}
+        if batch is not None:
+
+            def todo() -> Iterator[Job]:
+                for pos, it in enumerate(source.items()):
+                    if it.id not in finished:
+                        yield Job(pos, it.id, rubric, it.submission, it.query, it.reference)
+
+            await run_batches(session, todo, batch, concurrency=concurrency)
 
         def emit(result: EvaluationReport | str) -> None:
             if isinstance(result, str):  # an item finished in an earlier session
@@ -322,6 +341,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     rubric = _load_rubric(args.rubric)
     grader = _grader(args)
+    if getattr(args, "batch_api", False):
+        from .._runs._batch_run import check_batchable
+
+        check_batchable(grader)
+        if not args.dry_run:
+            batch_options(args)  # refuses a missing --run-dir before any input is read
     source = _Source(args)
     if args.dry_run:
         return _dry_run(args, rubric, grader, source)

@@ -14,9 +14,12 @@ from collections.abc import Mapping
 from .._errors import ConfigError
 from .._reports import TokenUsage
 
-__all__ = ["PRICE_KEYS", "check_prices", "cost_of"]
+__all__ = ["BATCH_DISCOUNT", "PRICE_KEYS", "check_prices", "cost_of"]
 
 PRICE_KEYS = frozenset({"input", "output", "cached_input"})
+BATCH_DISCOUNT = 0.5
+"""What a provider batch API charges, as a share of the listed price (OpenAI and
+Anthropic both bill batches at half price)."""
 
 _UNKNOWN: set[tuple[str | None, str, str | None]] = set()
 _UNKNOWN_LOCK = threading.Lock()

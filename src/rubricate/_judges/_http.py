@@ -47,6 +47,7 @@ __all__ = [
     "USER_AGENT",
     "Endpoint",
     "HTTPReply",
+    "client_session",
     "is_loopback",
     "merge_headers",
     "status_category",
@@ -212,6 +213,12 @@ async def _sessions() -> _Sessions:
     with _LOCK:
         _SESSIONS[loop] = (sessions, owner)
     return sessions
+
+
+async def client_session(host: str) -> Any:
+    """The aiohttp session of this event loop for ``host`` (direct for loopback hosts)."""
+    sessions = await _sessions()
+    return sessions.direct if is_loopback(host) else sessions.proxied
 
 
 class Endpoint:

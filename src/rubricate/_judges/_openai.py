@@ -117,7 +117,8 @@ class OpenAIJudge:
         ):
             if os.environ.get(variable):
                 headers[header] = os.environ[variable]
-        self.fleet = Fleet(urls, merge_headers(headers, config.extra_headers))
+        self.headers = merge_headers(headers, config.extra_headers)
+        self.fleet = Fleet(urls, self.headers)
         self._strict_seen: dict[int, tuple[Mapping[str, Any], bool]] = {}
 
     def __repr__(self) -> str:

@@ -33,7 +33,7 @@ from ._result import ItemOutcome
 from ._store import RunStore
 from ._summary import RunSummary, SummaryBuilder
 
-__all__ = ["DATASET_COPY", "Job", "RunSession", "prepare_store"]
+__all__ = ["DATASET_COPY", "Job", "RunSession", "call_grader", "prepare_store"]
 
 DATASET_COPY = "dataset.jsonl"
 """The copy of the dataset a run directory keeps, for ``rubricate metrics``."""
@@ -57,14 +57,23 @@ class Job:
 class RunSession:
     """One run of a grader over many items; use as a context manager (it locks the run dir)."""
 
-    def __init__(self, grader: Any, run_dir: str | Path | None, *, total: int | None) -> None:
+    def __init__(
+        self,
+        grader: Any,
+        run_dir: str | Path | None,
+        *,
+        total: int | None,
+        wrapper: type[RecordingJudge] = RecordingJudge,
+    ) -> None:
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self.store: RunStore | None = None
         self.wrappers: list[RecordingJudge] = []
         self.described: list[Any] = []
         self.stored_items: set[str] = set()
         self.builder = SummaryBuilder(total or 0)
+        self.batch_answers = 0  # judgments provider batches answered in this session
         self._grader = grader
+        self._wrapper = wrapper
         self._lock = RunLock(self.run_dir) if self.run_dir is not None else None
         self._started = time.perf_counter()
         self.bound: Any = grader
@@ -95,7 +104,7 @@ class RunSession:
         fleet = _fleet_of(judge)
         if fleet is not None and len(fleet) > 1 and id(fleet) not in self.fleets:
             self.fleets[id(fleet)] = (fleet, fleet.mark())  # only this run's calls are reported
-        wrapper = RecordingJudge(judge, self.store, stored_items=self.stored_items)
+        wrapper = self._wrapper(judge, self.store, stored_items=self.stored_items)
         self.wrappers.append(wrapper)
         return wrapper
 
@@ -124,7 +133,7 @@ class RunSession:
         token = CURRENT_ITEM.set(job.key)
         store = self.store
         try:
-            report = await _call(self.bound, job)
+            report = await call_grader(self.bound, job)
         except UsageError:
             raise
         except Exception as e:
@@ -199,7 +208,8 @@ class RunSession:
         rows = chain(store.judgment_rows(), rejected) if store is not None else rejected
         return self.builder.build(
             rows,
-            replayed=sum(w.replayed for w in self.wrappers),
+            # what batches answered in this session was made now, though read from the store
+            replayed=max(0, sum(w.replayed for w in self.wrappers) - self.batch_answers),
             wall_s=time.perf_counter() - self._started,
             endpoints=self.endpoint_stats(),
         )
@@ -244,7 +254,12 @@ def _fleet_of(judge: Any) -> Fleet | None:
     return None
 
 
-async def _call(grader: Any, job: Job) -> EvaluationReport:
+async def call_grader(grader: Any, job: Job) -> EvaluationReport:
+    """Grade one job with ``grader`` (def or async def).
+
+    Raises:
+        TypeError: the grader returned something else than an EvaluationReport.
+    """
     result = grader.grade(
         job.rubric,
         job.submission,

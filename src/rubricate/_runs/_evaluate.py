@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
 from .._reports import EvaluationReport
 from .._version import __version__
+from ._batch_judge import BatchJudge
+from ._batch_run import BatchOptions, check_batchable, refuse_open_batches, run_batches
 from ._engine import DATASET_COPY, Job, RunSession, prepare_store
 from ._fingerprint import item_key, run_fingerprints
 from ._progress import ProgressArg, make_progress
+from ._recording import RecordingJudge
 from ._result import ItemOutcome, RunResult
 
 __all__ = ["DATASET_COPY", "DEFAULT_CONCURRENCY", "evaluate", "evaluate_sync"]
@@ -50,6 +54,7 @@ async def evaluate(
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressArg = None,
     dataset_source: str | None = None,
+    batch_api: bool | BatchOptions = False,
 ) -> RunResult:
     """Grade every item of ``dataset`` with ``grader``; see the module docstring.
 
@@ -67,6 +72,8 @@ async def evaluate(
         progress: None draws a bar on stderr when it is a terminal; True/False force
             it; a callable gets ``(done, total)`` after each item.
         dataset_source: where the dataset came from (stored for ``rubricate metrics``).
+        batch_api: answer the judgments through the OpenAI Batch API at half price
+            (needs ``run_dir``; a :class:`BatchOptions` sets polling and batch size).
 
     Raises:
         UsageError: a bad argument, or a run directory that does not fit (see ``force``).
@@ -80,11 +87,22 @@ async def evaluate(
     scope = size if max_items is None else min(max_items, size)
     finished: set[str] = set()
     outcomes: list[ItemOutcome | None] = [None] * scope
-    with RunSession(grader, run_dir, total=scope) as session:
+    batch = BatchOptions() if batch_api is True else batch_api or None
+    if batch is not None:
+        check_batchable(grader)
+        if run_dir is None:
+            raise ConfigError(
+                "batch_api needs run_dir (--batch-api needs --run-dir): batch ids are committed "
+                "there, so a killed run resumes by polling the batches it already created"
+            )
+    wrapper = RecordingJudge if batch is None else BatchJudge
+    with RunSession(grader, run_dir, total=scope, wrapper=wrapper) as session:
         store = session.store
         if store is not None:
             fps = run_fingerprints(dataset, grader, session.described)
             prepare_store(store, fps, resume=resume, force=force)
+            if batch is None:
+                refuse_open_batches(store)
             meta = {
                 "dataset_size": str(size),
                 "items_in_scope": str(scope),
@@ -106,8 +124,15 @@ async def evaluate(
                     report = EvaluationReport.model_validate_json(stored.report_json)
                     session.builder.add_report(stored.key, report)
             session.builder.resumed = len(finished)
+
+        def todo() -> Iterator[Job]:
+            return (_job(dataset, i, keys[i]) for i in range(scope) if keys[i] not in finished)
+
+        if batch is not None:
+            runs = min(concurrency, scope) or 1
+            await run_batches(session, todo, batch, concurrency=runs, progress=progress)
         bar = make_progress(progress, scope, len(finished))
-        jobs = (_job(dataset, i, keys[i]) for i in range(scope) if keys[i] not in finished)
+        jobs = todo()
 
         def keep(job: Job, outcome: ItemOutcome, report: EvaluationReport | None) -> None:
             outcome.report = report if store is None else None

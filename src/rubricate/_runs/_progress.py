@@ -62,15 +62,15 @@ class Progress:
         self._status = text
         self._redraw()
 
-    def advance(self, *, failed: bool = False) -> None:
-        """Count one finished item."""
-        self.done += 1
-        self.failed += int(failed)
+    def advance(self, *, failed: bool = False, count: int = 1) -> None:
+        """Count ``count`` finished items (one by default)."""
+        self.done += count
+        self.failed += int(failed) * count
         if self._callback is not None:
             self._callback(self.done, self.total if self.total is not None else -1)
         if self._bar is not None:
             self._set_postfix()
-            self._bar.update(1)
+            self._bar.update(count)
 
     def _set_postfix(self) -> None:
         assert self._bar is not None

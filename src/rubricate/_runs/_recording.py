@@ -97,11 +97,7 @@ class RecordingJudge:
                     self.replayed += 1
                     return replay
                 # a reply that does not answer the question is asked again, not replayed
-        try:
-            response = await self._inner.judge(request)
-        except Exception:
-            self.errors += 1
-            raise
+        response = await self.ask(request, item, digest, occurrence)
         self.calls += 1
         if store is not None and schema_accepts(request.schema, response.data):
             tags = json.dumps(dict(request.tags), default=str) if request.tags else None
@@ -116,6 +112,16 @@ class RecordingJudge:
             )
             self.rows.append(row)
         return response
+
+    async def ask(
+        self, request: JudgeRequest, item: str, digest: str, occurrence: int
+    ) -> JudgeResponse:
+        """Ask the wrapped judge (a request with no stored answer); a subclass may defer it."""
+        try:
+            return await self._inner.judge(request)
+        except Exception:
+            self.errors += 1
+            raise
 
     def forget_item(self, item: str) -> None:
         """Drop the occurrence counters of a finished item (keeps memory flat)."""

@@ -1,9 +1,10 @@
 """The run store: one SQLite file in the run directory, committed as results arrive.
 
 Tables: ``meta`` (fingerprints, dataset size, where the dataset came from),
-``judgments`` (every judge answer, keyed by item, request hash and occurrence)
-and ``items`` (each graded item's report). WAL mode and one short transaction
-per write mean a process killed at any moment (SIGKILL included) loses at most
+``judgments`` (every judge answer, keyed by item, request hash and occurrence),
+``items`` (each graded item's report), and ``batches`` / ``batch_requests`` (the
+provider batches of ``--batch-api`` and the requests they carry). WAL mode and one
+short transaction per write mean a process killed at any moment (SIGKILL included) loses at most
 the judgment in flight; what was committed is replayed on resume.
 
 The schema evolves through ``MIGRATIONS``, an ordered list; ``_migrations``
@@ -57,10 +58,37 @@ def _m3(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE judgments ADD COLUMN queue_s REAL")
 
 
+def _m4(db: sqlite3.Connection) -> None:
+    # provider batch APIs: every request a batch carries, and every batch, committed
+    # before the provider is asked to create it (see _runs/_batch_ledger.py)
+    db.execute(
+        """CREATE TABLE batches (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, provider TEXT NOT NULL, judge TEXT NOT NULL,
+            input_file_id TEXT, batch_id TEXT, status TEXT NOT NULL, requests INTEGER NOT NULL,
+            done INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
+            output_file_id TEXT, error_file_id TEXT, collected INTEGER NOT NULL DEFAULT 0,
+            errors TEXT, created REAL NOT NULL, updated REAL NOT NULL)"""
+    )
+    db.execute(
+        """CREATE TABLE batch_requests (
+            custom_id TEXT PRIMARY KEY, item_key TEXT NOT NULL, request_hash TEXT NOT NULL,
+            occurrence INTEGER NOT NULL, judge TEXT NOT NULL, body TEXT, decision TEXT,
+            tags TEXT, batch INTEGER, state TEXT NOT NULL, error TEXT, category TEXT,
+            submissions INTEGER NOT NULL DEFAULT 0, updated REAL NOT NULL)"""
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX batch_requests_key "
+        "ON batch_requests (item_key, request_hash, occurrence)"
+    )
+    db.execute("CREATE INDEX batch_requests_batch ON batch_requests (batch, state)")
+    db.execute("CREATE INDEX batch_requests_state ON batch_requests (state, judge)")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _m1),
     ("0002_judgment_tags", _m2),
     ("0003_judgment_queue", _m3),
+    ("0004_batch_api", _m4),
 ]
 
 
@@ -280,8 +308,19 @@ class RunStore:
         """Forget the item results (and the judgments too when ``judgments``)."""
         with self._tx():
             self._db.execute("DELETE FROM items")
-            if judgments:
+            if judgments:  # batches answer judgments: they go with them
                 self._db.execute("DELETE FROM judgments")
+                self._db.execute("DELETE FROM batch_requests")
+                self._db.execute("DELETE FROM batches")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection (autocommit; wrap related writes in :meth:`transaction`)."""
+        return self._db
+
+    def transaction(self) -> Any:
+        """A context manager: one ``BEGIN IMMEDIATE`` transaction, rolled back on error."""
+        return self._tx()
 
     def _tx(self) -> Any:
         db = self._db
