@@ -23,7 +23,8 @@ writes the rest to the error file with ``{"code": "batch_expired"}``.
 Scripting: ``answer(body) -> dict | (status, message)`` decides each request
 (default: a valid object for its schema); ``hold`` keeps batches in_progress;
 ``expire_after`` / ``fail_validation`` apply to the next batch; ``drop_create_reply``
-creates the next batch but drops the connection instead of answering. The log:
+creates the next batch but drops the connection instead of answering, ``hang_create``
+creates it and never answers (until ``release`` is set). The log:
 ``created`` (batch ids in creation order), ``uploaded`` (a Counter of custom_ids
 over all uploaded files), ``batched`` (custom_ids per created batch), ``polls``.
 """
@@ -68,6 +69,8 @@ class BatchServer:
         self.expire_after: int | None = None
         self.fail_validation = False
         self.drop_create_reply = False
+        self.hang_create = False
+        self.release = threading.Event()  # ends a hung create (the client is long gone)
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -377,9 +380,11 @@ class _Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw)
             except ValueError:
                 body = None
-            if s.drop_create_reply:
-                s.drop_create_reply = False
+            if s.drop_create_reply or s.hang_create:
+                hang, s.drop_create_reply, s.hang_create = s.hang_create, False, False
                 s.create(body)
+                if hang:
+                    s.release.wait(60)
                 self.close_connection = True
                 try:
                     self.connection.shutdown(socket.SHUT_RDWR)

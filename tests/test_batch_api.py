@@ -265,6 +265,45 @@ def test_sigkill_while_polling_then_resume_creates_no_batch_twice(
     assert rows == [("done", 12)]
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_sigkill_after_the_batch_was_created_but_before_its_id_came_back(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    _write(tmp_path)
+    env = {**os.environ, "RUBRICATE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": "src"}
+    server.hang_create = True  # the first batch is created, its reply never sent
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            _cli(tmp_path, server), env=env, stdout=subprocess.DEVNULL, stderr=err
+        )
+        deadline = time.monotonic() + 60
+        while not server.created:
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "no batch was created"
+            time.sleep(0.01)
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    server.release.set()
+    first = server.created[0]
+    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
+        row = db.execute("SELECT input_file_id, batch_id FROM batches").fetchall()
+    assert row == [(server.batches[first]["input_file_id"], None)]  # the id was lost
+
+    done = subprocess.run(
+        _cli(tmp_path, server, "--resume", "--json"),
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert server.created[0] == first and len(server.created) == 4  # adopted, not re-created
+    assert [server.batches[b]["input_file_id"] for b in server.created].count(
+        server.batches[first]["input_file_id"]
+    ) == 1
+    assert set(server.uploaded.values()) == {1}
+    assert json.loads(done.stdout)["items_graded"] == 12
+
+
 def test_cli_refusals_name_the_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _write(tmp_path)
     ds = str(tmp_path / "ds.json")
