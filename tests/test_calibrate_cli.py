@@ -16,6 +16,7 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from rubricate import Criterion, CriterionVerdict, Rubric
+from rubricate._calibration._model import criterion_id
 from rubricate._cli.main import main
 from rubricate._graders import CriterionGrader
 from rubricate._judges._registry import get_judge
@@ -167,3 +168,59 @@ def test_grade_dry_run_estimates_the_cascade(
     assert "is unknown" in capsys.readouterr().err
     assert main([*args, "--grader", "holistic", "--escalate-to", "openai/x"]) == 1
     assert "--escalate-to work with --grader per-criterion only" in capsys.readouterr().err
+
+
+def graded_by_number(body: Any) -> Reply:
+    """Like ``biased``, but less sure the higher the answer's number: item 1 is the easiest."""
+    user = body["messages"][1]["content"]
+    if '"quote"' in user:
+        return Reply.json({"quote": ""})
+    gold = re.search(r"answer (\d+) \[label (MET|UNMET)\]\s*</submission", user)
+    n = int(gold.group(1)) if gold else 0
+    met = gold is not None and gold.group(2) == "MET"
+    p_yes = (0.95 if met else 0.55) - n * 0.004
+    return Reply.answer("answer", "yes", {"yes": p_yes, "no": 1 - p_yes})
+
+
+def test_calibrate_chooses_examples_and_fits_with_them_shown(
+    chat_server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat_server.handler = graded_by_number
+    data = labelled(tmp_path)
+    cal = tmp_path / "cal.json"
+    base = ["--judge", "openai/test", "--base-url", chat_server.base_url]
+    method = ["--verdict-method", "verdict-only", "--evidence", "off"]
+    args = ["calibrate", str(data), "--train", "30", "-o", str(cal), "--examples", "2"]
+    assert main([*args, *base, *method]) == 0, capsys.readouterr().err
+    assert "examples: 4 labelled answers for 2 criteria" in capsys.readouterr().err
+    saved = json.loads(cal.read_text())
+    train = sorted(int(i[1:]) for i in saved["train_ids"])
+    a = saved["examples"][criterion_id(Criterion(requirement="States A", weight=1))]
+    # the hardest answers of each label: P(yes) falls with the number, so the highest-numbered
+    # MET answer and the lowest-numbered UNMET one (its P(no) is lowest); "yes"/"no" are the
+    # words the judge answers with
+    assert a["yes"][0]["output"] == f"answer {max(i for i in train if i % 2)} [label MET]"
+    assert a["no"][0]["output"] == f"answer {min(i for i in train if not i % 2)} [label UNMET]"
+    assert len(saved["examples"]) == 2
+    # two passes over the 30 training items, two criteria each; the second shows examples
+    prompts = [r.json["messages"][1]["content"] for r in chat_server.chat_requests]
+    assert len(prompts) == 120
+    assert sum("Calibration:\n- yes: answer" in p for p in prompts) == 60
+    # the fit leaves out each answer shown as its own example
+    (group,) = saved["groups"]
+    assert group["id"] == "pooled:positive" and group["n"] == 60 - 4
+    # grading with the calibration shows them; --max-examples 0 hides them
+    one = ["grade", str(tmp_path / "r.yaml"), "--text", "answer 99", "--calibration", str(cal)]
+    (tmp_path / "r.yaml").write_text(
+        "- name: a\n  weight: 1\n  requirement: States A\n"
+        "- name: b\n  weight: 1\n  requirement: States B\n"
+    )
+    assert main([*one, *base, *method]) == 0
+    assert main([*one, *base, *method, "--max-examples", "0"]) == 0
+    later = chat_server.chat_requests[120:]
+    assert ["Calibration:" in r.json["messages"][1]["content"] for r in later] == [
+        True,
+        True,
+        False,
+        False,
+    ]

@@ -3,10 +3,16 @@
 Only the training items are graded and only their labels are fitted on; their
 ids are written into the calibration so that ``rubricate metrics`` can leave
 them out when it reports agreement before and after calibration.
+
+With ``examples=k`` the first grading pass also chooses up to ``k`` labelled
+training answers per criterion to show the judge (see ``_examples``); the
+training items are then graded again with those examples in the prompt, and the
+fit uses that second pass, leaving out each answer shown as its own example.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,7 +20,8 @@ from typing import Any
 
 from .._errors import UsageError
 from .._reports import EvaluationReport
-from ._model import Calibration
+from ._examples import example_keys, labelled_answers, pick_examples
+from ._model import Calibration, criterion_id
 from ._train import Sample, fit_groups
 
 __all__ = ["calibrate", "pick_training", "samples_from_reports"]
@@ -93,8 +100,12 @@ async def calibrate(
     concurrency: int = 16,
     dataset_source: str | None = None,
     progress: Any = None,
+    examples: int = 0,
 ) -> Calibration:
     """Grade the training items with ``grader`` and fit a calibration on their labels.
+
+    ``examples`` > 0 chooses that many labelled answers per criterion to show the
+    judge, and fits on a second grading pass with them in the prompt.
 
     Raises:
         UsageError: too few labels (the message says how many are needed), or a
@@ -114,20 +125,40 @@ async def calibrate(
         dataset_source=dataset_source,
         progress=progress,
     )
-    samples = samples_from_reports(train, result.reports)
-    if not samples:
+    keys = [full_keys[id(it)] for it in train.items]
+    answers = labelled_answers(keys, train.items, result.reports)
+    if not answers:
         raise UsageError(
             f"the judge {judge!r} reported no token probabilities on the training items; "
             "calibration needs them (the local judge, or an OpenAI-compatible server that "
             "returns logprobs)"
         )
-    groups = fit_groups(samples)
     fitted = Calibration(
         judge=judge,
         verdict_method=verdict_method,
         dataset=dataset_source,
-        train_ids=[full_keys[id(it)] for it in train.items],
-        groups=groups,
+        train_ids=keys,
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        examples=pick_examples(answers, examples),
     )
+    if fitted.examples:  # grade again, the examples in the prompt, and fit on that pass
+        shown = copy.copy(grader)
+        shown.calibration = fitted  # no groups yet: only the examples apply
+        again = await evaluate(
+            train,
+            shown,
+            run_dir=Path(run_dir) / "with-examples" if run_dir is not None else None,
+            resume=resume,
+            concurrency=concurrency,
+            dataset_source=dataset_source,
+            progress=progress,
+        )
+        own = example_keys(answers, fitted.examples)
+        answers = [
+            a
+            for a in labelled_answers(keys, train.items, again.reports)
+            if (a.item_key, criterion_id(a.criterion)) not in own
+        ]
+    samples = [Sample(a.criterion, a.probabilities, a.truth) for a in answers]
+    fitted = fitted.model_copy(update={"groups": fit_groups(samples)})
     return fitted.with_shares([(s.criterion, s.probabilities) for s in samples])

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
-from .._model import Criterion
+from .._model import CalibrationExample, Criterion
 from ._fit import Fit, apply_fit
 
 __all__ = ["FORMAT", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]
@@ -88,6 +88,13 @@ class Calibration(BaseModel):
     confidence_shares: dict[str, float] = Field(default_factory=dict)
     """Share of the training answers whose calibrated confidence is below each level
     (``"0.70": 0.31``): what a cascade would escalate (``--dry-run`` uses it)."""
+    examples: dict[str, dict[str, list[CalibrationExample]]] = Field(default_factory=dict)
+    """Labelled training answers to show the judge, by criterion id, then by label
+    (``calibrate --examples K``); the groups were fitted with them in the prompt."""
+
+    def examples_for(self, criterion: Criterion) -> dict[str, list[CalibrationExample]] | None:
+        """The labelled examples chosen for ``criterion`` (by what it asks), or None."""
+        return self.examples.get(criterion_id(criterion)) if self.examples else None
 
     def share_below(self, level: float) -> float | None:
         """The share of training answers below ``level`` (the nearest recorded level)."""

@@ -50,6 +50,16 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
     )
+    p.add_argument(
+        "--examples",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also choose K labelled training answers per criterion to show the judge (labels "
+        "taking turns, the judge's hardest first), then grade the training items again with "
+        "them in the prompt and fit on that pass; grading with the calibration shows them "
+        "(--max-examples caps them). Default 0: none",
+    )
     add_trust_args(p, calibration=False)
     p.set_defaults(func=run)
 
@@ -84,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    if args.examples < 0:
+        raise ConfigError(f"--examples {args.examples!r} must be 0 or more")
     out = Path(args.output)
     if not out.parent.is_dir():
         raise ConfigError(f"-o {args.output}: the directory {str(out.parent)!r} does not exist")
@@ -111,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             concurrency=args.concurrency,
             dataset_source=source,
+            examples=args.examples,
         )
     )
     calibration.save(out)
@@ -127,6 +140,13 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"  {g.id}: {g.n} labels {g.counts}; training accuracy {raw} -> {cal} "
             "(in-sample; `rubricate metrics` reports held-out items)",
+            file=sys.stderr,
+        )
+    if args.examples:
+        shown = sum(len(x) for levels in calibration.examples.values() for x in levels.values())
+        print(
+            f"  examples: {shown} labelled answers for {len(calibration.examples)} criteria "
+            "(fitted with them in the prompt)",
             file=sys.stderr,
         )
     print(f"wrote {out}", file=sys.stderr)

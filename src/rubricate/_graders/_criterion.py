@@ -208,7 +208,7 @@ class CriterionGrader(Grader):
         """Build the judge request about one leaf criterion."""
         labels = ctx.example_labels[index] if ctx.example_labels else []
         suffix = criterion_prompt(
-            criterion,
+            self._with_calibration_examples(criterion),
             order=order,
             example_labels=labels,
             max_examples=self.max_examples,
@@ -294,6 +294,13 @@ class CriterionGrader(Grader):
             self._defaults[member.id] = found
         got: Calibration | None = self._defaults[member.id]
         return got
+
+    def _with_calibration_examples(self, criterion: Criterion) -> Criterion:
+        """``criterion`` with the examples the calibration chose for it, when it has none."""
+        if self.calibration is None or criterion.examples:
+            return criterion
+        chosen = self.calibration.examples_for(criterion)
+        return criterion.model_copy(update={"examples": chosen}) if chosen else criterion
 
     def _calibrates(self, member: Member) -> bool:
         """Whether this grader's calibration was fitted for ``member``'s judge.
