@@ -343,3 +343,22 @@ def test_grade_batch_api_and_its_dry_run(
     assert [x["id"] for x in lines] == [f"x{i}" for i in range(5)]
     assert all(x["score"] == 1.0 for x in lines)
     assert len(server.created) == 1 and set(server.uploaded.values()) == {1}
+
+
+def test_evaluate_dry_run_shows_the_batch_saving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # never used: a dry run calls nothing
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    _write(tmp_path)
+    ds = str(tmp_path / "ds.json")
+    args = ["evaluate", ds, "--judge", "openai/gpt-4.1-mini", "--dry-run", "--batch-api"]
+    assert main([*args, "--evidence", "off"]) == 0
+    err = capsys.readouterr().err
+    assert "dry run: 12 items, 36 judge calls" in err
+    listed = float(err.split("about $")[1].split()[0])
+    batch = float(err.split("with --batch-api: about $")[1].split()[0])
+    saving = float(err.split("saving about $")[1].split(";")[0])
+    assert batch == pytest.approx(listed / 2, abs=1e-4) and saving == pytest.approx(batch, abs=1e-4)
+    assert main([*args, "--escalate-to", "openai/gpt-4.1"]) == 1
+    assert "--escalate-to" in capsys.readouterr().err

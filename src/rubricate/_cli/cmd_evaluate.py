@@ -48,6 +48,11 @@ def register(subparsers: Any) -> None:
         "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count calls, tokens and cost (and the --batch-api saving); call nothing",
+    )
     add_cache_args(p)
     add_trust_args(p)
     add_batch_args(p)
@@ -67,6 +72,27 @@ def build_grader(args: argparse.Namespace) -> Any:
     return _grader(args)
 
 
+def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
+    from .cmd_grade import dry_run
+
+    if args.batch_api:
+        from .._runs._batch_run import check_batchable
+
+        check_batchable(grader)
+    size = len(dataset.items)
+    scope = size if args.max_items is None else min(args.max_items, size)
+    work = (
+        (
+            dataset.get_item_rubric(i),
+            dataset.items[i].submission,
+            dataset.get_item_query(i),
+            dataset.get_item_reference_submission(i),
+        )
+        for i in range(scope)
+    )
+    return dry_run(args, grader, work)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricate evaluate``."""
     from .._runs import evaluate_sync
@@ -75,9 +101,11 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
-    batch = batch_options(args)
+    batch = None if args.dry_run else batch_options(args)
     dataset = load_dataset_arg(args.dataset)
     grader = build_grader(args)
+    if args.dry_run:
+        return _dry_run(args, dataset, grader)
     result = evaluate_sync(
         dataset,
         grader,

@@ -17,7 +17,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,7 +37,7 @@ from ._trust_args import (
     trust_options,
 )
 
-__all__ = ["register", "run"]
+__all__ = ["dry_run", "register", "run"]
 
 GRADERS = ("per-criterion", "one-shot", "holistic")
 COMPLETION_TOKENS = {"per-criterion": 40, "one-shot": 40, "holistic": 60}
@@ -233,9 +233,19 @@ def _spec_names(args: argparse.Namespace) -> list[str]:
 
 
 def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source) -> int:
+    work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
+    return dry_run(args, grader, work)
+
+
+def dry_run(args: argparse.Namespace, grader: Any, work: Iterable[tuple[Any, ...]]) -> int:
+    """Print the calls, tokens and dollars of grading ``work``; call nothing.
+
+    ``work`` yields (rubric, submission, query, reference) tuples; with ``--batch-api``
+    the cost at batch prices and the saving are printed too.
+    """
     calls = tokens = items = 0
-    for it in source.items():
-        plan = grader.plan(rubric, it.submission, query=it.query, reference_submission=it.reference)
+    for rubric, submission, query, reference in work:
+        plan = grader.plan(rubric, submission, query=query, reference_submission=reference)
         calls += plan.judge_calls
         tokens += plan.prompt_tokens
         items += 1
