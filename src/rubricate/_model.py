@@ -59,9 +59,17 @@ class Scale(BaseModel):
             raise ValueError(f"scale max ({self.max!r}) must be greater than min ({self.min!r})")
         return self
 
+    def position(self, unit_score: float) -> float:
+        """Map a score in [0, 1] onto this scale, never rounded.
+
+        This is OpenRubricRL's ``overall_score`` (the weighted average of the
+        criteria's scores on the scale), from which its reward is computed.
+        """
+        return self.min + unit_score * (self.max - self.min)
+
     def map(self, unit_score: float) -> float:
-        """Map a score in [0, 1] onto this scale; rounded when the scale is discrete."""
-        value = self.min + unit_score * (self.max - self.min)
+        """Map a score in [0, 1] onto this scale for display; rounded when discrete."""
+        value = self.position(unit_score)
         # round-half-up, not banker's rounding: 2.5 on a 1..5 scale is a 3
         return float(math.floor(value + 0.5)) if self.type == "discrete" else value
 

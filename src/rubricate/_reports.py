@@ -282,8 +282,11 @@ class EvaluationReport(BaseModel):
 
     ``score`` is in [0, 1] when normalised and None when nothing could be graded;
     ``raw_score`` is the weighted sum; ``llm_raw_score`` is what a holistic judge
-    returned (0-100). ``scaled_score`` maps ``score`` onto the rubric's scale and
-    ``passed`` compares it with ``pass_threshold``, when the rubric has those.
+    returned (0-100). ``overall_score`` maps ``score`` onto the rubric's scale
+    (OpenRubricRL's ``overall_score``, never rounded: rewards use it) and
+    ``scaled_score`` is the same rounded to a whole number on a discrete scale (for
+    display); ``passed`` compares the score with ``pass_threshold``, when the
+    rubric has those.
     With hybrid metrics, ``score`` is the combined score, ``llm_score`` the judges'
     score before combining and ``metrics`` each metric's result (see ``_hybrid``).
     """
@@ -299,6 +302,7 @@ class EvaluationReport(BaseModel):
     error: str | None = None
     token_usage: TokenUsage | None = None
     completion_cost: float | None = None
+    overall_score: float | None = None
     scaled_score: float | None = None
     passed: bool | None = None
     length_penalty: float | None = None

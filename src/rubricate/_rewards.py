@@ -9,8 +9,9 @@ prompts likewise. Extra keyword arguments are the dataset's columns, one value
 per completion; the one named ``reference_key`` (default ``"reference"``) is the
 reference answer, and all of them reach the hybrid metrics as per-item fields.
 
-The raw reward is the rubric's score on its scale when it has one (``scaled_score``,
-e.g. 0-10 for an OpenRubricRL rubric), else the score in [0, 1]. Normalisation:
+The raw reward is the rubric's score on its scale when it has one (the report's
+``overall_score``, e.g. 0-10 for an OpenRubricRL rubric, never rounded, as
+OpenRubricRL's reward), else the score in [0, 1]. Normalisation:
 
 - ``None``: the raw reward.
 - ``"minmax"``: ``(raw - scale.min) / (scale.max - scale.min)``, i.e. [0, 1] over
@@ -166,11 +167,11 @@ class RubricReward:
         if report.score is None:
             return None
         if self.rubric.scale is not None:
-            return (
-                report.scaled_score
-                if report.scaled_score is not None
-                else self.rubric.scale.map(report.score)
-            )
+            # the exact place on the scale, as OpenRubricRL's reward: scaled_score is
+            # rounded on a discrete scale and would move the reward by up to half a step
+            if report.overall_score is not None:
+                return report.overall_score
+            return self.rubric.scale.position(report.score)
         return report.score
 
     def _minmax(self, raw: float) -> float:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._model import Criterion, CriterionVerdict, Rubric
+from ._model import Criterion, CriterionVerdict, Rubric, Scale
 from ._verdicts import assemble_reports, parse_verdict, reports_from_verdicts
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ __all__ = [
     "ScoringPolicy",
     "assemble_reports",
     "finalize",
+    "on_scale",
     "parse_verdict",
     "report_value",
     "reports_from_verdicts",
@@ -299,9 +300,6 @@ def finalize(
         )
     result = score_reports(reports, policy, all_negative=rubric.is_all_negative)
     unit = result.score if policy.normalize else _unit(reports, policy, rubric)
-    scaled = None
-    if rubric.scale is not None and unit is not None:
-        scaled = rubric.scale.map(max(0.0, min(1.0, unit)))  # dataknobs' may leave [0, 1]
     passed = None
     if rubric.pass_threshold is not None and unit is not None:
         passed = unit >= rubric.pass_threshold
@@ -311,10 +309,23 @@ def finalize(
         report=reports,
         cannot_assess_count=result.cannot_assess_count,
         error_count=len(errors),
-        scaled_score=scaled,
         passed=passed,
+        **on_scale(rubric.scale, unit),
         **fields,
     )
+
+
+def on_scale(scale: Scale | None, unit: float | None) -> dict[str, float | None]:
+    """The report fields that place a score in [0, 1] on the rubric's scale.
+
+    ``overall_score`` is exact (OpenRubricRL's, which its reward normalises);
+    ``scaled_score`` is rounded half up on a discrete scale, for display. Both are
+    None without a scale or a score.
+    """
+    if scale is None or unit is None:
+        return {"overall_score": None, "scaled_score": None}
+    unit = max(0.0, min(1.0, unit))  # dataknobs' scores may leave [0, 1]
+    return {"overall_score": scale.position(unit), "scaled_score": scale.map(unit)}
 
 
 def _unit(reports: list[CriterionReport], policy: ScoringPolicy, rubric: Rubric) -> float | None:

@@ -160,8 +160,10 @@ def summary(report: EvaluationReport, policy: ScoringPolicy, *, rubric_has_secti
     lines = [f"score: {score} ({kind})"]
     if report.raw_score is not None:
         lines.append(f"raw score: {_fmt(report.raw_score)}")
-    if report.scaled_score is not None:
-        lines.append(f"scaled score: {_fmt(report.scaled_score)}")
+    if report.overall_score is not None:
+        lines.append(f"on the scale: {_fmt(report.overall_score)}")
+    if report.scaled_score is not None and report.scaled_score != report.overall_score:
+        lines.append(f"on the scale, rounded: {_fmt(report.scaled_score)}")
     if report.passed is not None:
         lines.append(f"passed: {'yes' if report.passed else 'no'}")
     if report.cannot_assess_count:

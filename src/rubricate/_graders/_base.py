@@ -24,7 +24,7 @@ from .._judges._base import Judge
 from .._judges._limits import DEFAULT_CONCURRENCY
 from .._model import Criterion, Rubric
 from .._reports import EvaluationReport
-from .._scoring import CannotAssessStrategy, ScoringPolicy
+from .._scoring import CannotAssessStrategy, ScoringPolicy, on_scale
 from ._combine import FailurePolicy
 from ._ensemble import JudgeSpec
 from ._inputs import (
@@ -286,8 +286,7 @@ class Grader(ABC):
                 score = report.score - penalty
                 if self.normalize:
                     score = max(0.0, score)
-                    if ctx.rubric.scale is not None:
-                        fields["scaled_score"] = ctx.rubric.scale.map(score)
+                    fields.update(on_scale(ctx.rubric.scale, score))
                     if ctx.rubric.pass_threshold is not None:
                         fields["passed"] = score >= ctx.rubric.pass_threshold
                 fields["score"] = score

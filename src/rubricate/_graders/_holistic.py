@@ -17,6 +17,7 @@ from typing import Any
 from .._errors import JudgeError
 from .._judges._base import JudgeRequest
 from .._reports import EvaluationReport, TokenUsage
+from .._scoring import on_scale
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._judging import Member, Outcome, call
 from ._prompts import (
@@ -123,7 +124,7 @@ class RubricAsJudgeGrader(Grader):
             llm_raw_score=llm,
             report=None,
             error_count=len(errors),
-            scaled_score=ctx.rubric.scale.map(unit) if ctx.rubric.scale is not None else None,
+            **on_scale(ctx.rubric.scale, unit),
             passed=unit >= ctx.rubric.pass_threshold
             if ctx.rubric.pass_threshold is not None
             else None,

@@ -9,6 +9,7 @@ from typing import Any
 from .._errors import ConfigError
 from .._model import Criterion, Rubric
 from .._reports import EvaluationReport
+from .._scoring import on_scale
 from ._base import MetricFn
 from ._combine import OnMetricError, check_hybrid, combine_scores, run_metrics
 
@@ -102,7 +103,7 @@ class HybridGrader:
         update: dict[str, Any] = {"score": final, "llm_score": report.score, "metrics": results}
         if error is not None:
             update["error"] = f"{report.error}; {error}" if report.error else error
-        update["scaled_score"] = r.scale.map(final) if r.scale and final is not None else None
+        update.update(on_scale(r.scale, final))
         if r.pass_threshold is not None:
             update["passed"] = final >= r.pass_threshold if final is not None else None
         return report.model_copy(update=update)

@@ -79,6 +79,7 @@ def _schemas(max_batch: int) -> dict[str, Any]:
             "properties": {
                 "score": {"type": ["number", "null"]},
                 "raw_score": {"type": "number"},
+                "overall_score": {"type": "number"},
                 "scaled_score": {"type": "number"},
                 "llm_score": {"type": "number"},
                 "passed": {"type": "boolean"},
