@@ -359,3 +359,48 @@ def test_cli_serves_until_stopped(rubrics_dir: Path, tmp_path: Path) -> None:
         proc.terminate()
         _, err = proc.communicate(timeout=30)
     assert b"bearer token" in err
+
+
+def test_score_criteria_on_the_scale_through_an_openai_judge(
+    rubrics_dir: Path, chat_server: Any
+) -> None:
+    """POST /score on a rubric scored on its scale; the judge is a real HTTP chat server."""
+    from chat_server import Reply
+    from judge_helpers import openai_judge
+
+    shutil.copy(
+        Path(__file__).parent / "data" / "openrubricrl" / "scored_on_scale.json", rubrics_dir
+    )
+
+    def by_criterion(body: Any) -> Reply:
+        user = str(body["messages"][-1]["content"])
+        asked = user.split("</submission-")[-1]
+        if "solve the problem correctly" in asked:
+            return Reply.json({"reason": "works", "score": 9})
+        if "style conventions" in asked:
+            # off the scale: a failure, never clamped to 10
+            return (
+                Reply.json({"reason": "great", "score": 14})
+                if "OFF" in user
+                else Reply.json({"reason": "fine", "score": 7.5})
+            )
+        return Reply.json({"reason": "has one", "answer": "yes"})
+
+    chat_server.handler = by_criterion
+    judge = openai_judge(chat_server, max_retries=0)
+    with Served(_app(rubrics_dir, judge)) as s, s.client() as c:
+        r = c.post("/score", json={"rubric": "scored_on_scale", "submission": "def f(): ..."})
+        assert r.status_code == 200, r.text
+        report = r.json()["report"]
+        assert report["score"] == pytest.approx(0.875)
+        assert report["overall_score"] == pytest.approx(8.75)
+        by_name = {x["criterion"]["name"]: x for x in report["report"]}
+        assert by_name["style"]["scale_score"] == {"score": 7.5, "value": 0.75}
+        asked = [b.json for b in chat_server.chat_requests]
+        schemas = [json.dumps(b.get("response_format", {})) for b in asked]
+        assert any('"maximum": 10.0' in text for text in schemas)
+        r = c.post("/score", json={"rubric": "scored_on_scale", "submission": "OFF"})
+        assert r.status_code == 200, r.text
+        off = {x["criterion"]["name"]: x for x in r.json()["report"]["report"]}
+    assert "14" in off["style"]["error"] and "outside the scale 0 to 10" in off["style"]["error"]
+    assert "scale_score" not in off["style"] and off["style"]["verdict"] == "CANNOT_ASSESS"

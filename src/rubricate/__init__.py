@@ -91,6 +91,7 @@ from ._reports import (
     JudgeVote,
     MetricResult,
     OptionSelection,
+    ScaleScore,
     SectionScore,
     TokenUsage,
 )
@@ -295,6 +296,7 @@ __all__ = [
     "RunResult",
     "RunSummary",
     "Scale",
+    "ScaleScore",
     "ScaleType",
     "ScoringMethod",
     "ScoringPolicy",

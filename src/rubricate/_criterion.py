@@ -26,6 +26,7 @@ __all__ = [
     "Criterion",
     "CriterionOption",
     "CriterionVerdict",
+    "Scale",
     "ScaleType",
     "ScoringMethod",
     "ScoringType",
@@ -107,6 +108,51 @@ class ScoringMethod(BaseModel):
         return self
 
 
+class Scale(BaseModel):
+    """The range a rubric's score maps onto (OpenRubricRL ``scale``)."""
+
+    model_config = STRICT
+
+    min: float = 0.0
+    max: float = 1.0
+    type: Literal["continuous", "discrete"] = "continuous"
+
+    @model_validator(mode="after")
+    def _order(self) -> Scale:
+        if not (math.isfinite(self.min) and math.isfinite(self.max)) or self.max <= self.min:
+            raise ValueError(f"scale max ({self.max!r}) must be greater than min ({self.min!r})")
+        return self
+
+    def problem(self, value: float) -> str | None:
+        """Why ``value`` is not a score on this scale, or None when it is one."""
+        if not (math.isfinite(value) and self.min <= value <= self.max):
+            return f"{value!r} is outside the scale {self.min:g} to {self.max:g}"
+        if self.type == "discrete" and not float(value).is_integer():
+            return (
+                f"{value!r} is not a whole number, and the scale {self.min:g} to "
+                f"{self.max:g} is discrete"
+            )
+        return None
+
+    def unit(self, value: float) -> float:
+        """The place of ``value`` (a score on this scale) as a credit in [0, 1]."""
+        return (value - self.min) / (self.max - self.min)
+
+    def position(self, unit_score: float) -> float:
+        """Map a score in [0, 1] onto this scale, never rounded.
+
+        This is OpenRubricRL's ``overall_score`` (the weighted average of the
+        criteria's scores on the scale), from which its reward is computed.
+        """
+        return self.min + unit_score * (self.max - self.min)
+
+    def map(self, unit_score: float) -> float:
+        """Map a score in [0, 1] onto this scale for display; rounded when discrete."""
+        value = self.position(unit_score)
+        # round-half-up, not banker's rounding: 2.5 on a 1..5 scale is a 3
+        return float(math.floor(value + 0.5)) if self.type == "discrete" else value
+
+
 class CriterionOption(BaseModel):
     """One option of a multi-choice criterion (a dataknobs level is an option).
 
@@ -159,8 +205,11 @@ def _norm(label: str) -> str:
 class Criterion(BaseModel):
     """One weighted requirement.
 
-    Binary when ``options`` is None (MET / UNMET / CANNOT_ASSESS), multi-choice
-    otherwise. A negative ``weight`` is a penalty: MET means the fault is present.
+    Binary when ``options`` and ``scale`` are None (MET / UNMET / CANNOT_ASSESS),
+    multi-choice with ``options``, scored on a scale with ``scale`` (a number from
+    ``scale.min`` to ``scale.max``, as OpenRubricRL scores every criterion; its credit
+    is the number's place on the scale). A negative ``weight`` is a penalty: MET (or
+    the top of the scale) means the fault is present.
     A criterion with ``subcriteria`` is scored as the weighted mean of its children.
     """
 
@@ -171,6 +220,7 @@ class Criterion(BaseModel):
     name: str | None = None
     id: str | None = None
     options: list[CriterionOption] | None = None
+    scale: Scale | None = None
     scale_type: ScaleType | None = None
     aggregation: AggregationName | None = None
     examples: dict[str, list[CalibrationExample]] | None = None
@@ -211,6 +261,11 @@ class Criterion(BaseModel):
                 raise ValueError("a criterion has either options or subcriteria, not both")
         elif self.scale_type is not None:
             raise ValueError("scale_type applies only to criteria with options")
+        if self.scale is not None and (self.options is not None or self.subcriteria):
+            raise ValueError(
+                "a criterion scored on a scale has no options or subcriteria; remove 'scale' "
+                "or them"
+            )
         if self.subcriteria is not None and not self.subcriteria:
             raise ValueError("subcriteria is empty; remove it or list the children")
         return self
@@ -230,6 +285,16 @@ class Criterion(BaseModel):
     def is_multi_choice(self) -> bool:
         """True when the criterion has options."""
         return self.options is not None
+
+    @property
+    def is_scored_on_scale(self) -> bool:
+        """True when the criterion's verdict is a number on its ``scale``."""
+        return self.scale is not None
+
+    @property
+    def is_binary(self) -> bool:
+        """True when the criterion's verdict is MET / UNMET / CANNOT_ASSESS."""
+        return self.options is None and self.scale is None
 
     @property
     def is_leaf(self) -> bool:

@@ -89,6 +89,8 @@ def normalize_ground_truth(
             stack.extend(reversed(r.children))
         elif r.selection is not None:
             out.append(r.selection.label)
+        elif r.scale_score is not None:  # kept as text, read back as the same number
+            out.append(f"{r.scale_score.score:g}")
         else:
             assert r.verdict is not None
             out.append(r.verdict)

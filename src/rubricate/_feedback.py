@@ -69,6 +69,8 @@ def _level(r: CriterionReport) -> str:
         return r.level_id
     if r.selection is not None:
         return r.selection.label
+    if r.scale_score is not None:
+        return f"{r.scale_score.score:g} on the scale"
     if r.verdict is not None:
         return r.verdict.value
     return "not graded"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -22,6 +22,7 @@ from ._criterion import (
     Criterion,
     CriterionOption,
     CriterionVerdict,
+    Scale,
     ScaleType,
     ScoringMethod,
     ScoringType,
@@ -42,36 +43,6 @@ __all__ = [
     "ScoringMethod",
     "ScoringType",
 ]
-
-
-class Scale(BaseModel):
-    """The range a rubric's score maps onto (OpenRubricRL ``scale``)."""
-
-    model_config = _STRICT
-
-    min: float = 0.0
-    max: float = 1.0
-    type: Literal["continuous", "discrete"] = "continuous"
-
-    @model_validator(mode="after")
-    def _order(self) -> Scale:
-        if not (math.isfinite(self.min) and math.isfinite(self.max)) or self.max <= self.min:
-            raise ValueError(f"scale max ({self.max!r}) must be greater than min ({self.min!r})")
-        return self
-
-    def position(self, unit_score: float) -> float:
-        """Map a score in [0, 1] onto this scale, never rounded.
-
-        This is OpenRubricRL's ``overall_score`` (the weighted average of the
-        criteria's scores on the scale), from which its reward is computed.
-        """
-        return self.min + unit_score * (self.max - self.min)
-
-    def map(self, unit_score: float) -> float:
-        """Map a score in [0, 1] onto this scale for display; rounded when discrete."""
-        value = self.position(unit_score)
-        # round-half-up, not banker's rounding: 2.5 on a 1..5 scale is a 3
-        return float(math.floor(value + 0.5)) if self.type == "discrete" else value
 
 
 class HybridMetric(BaseModel):

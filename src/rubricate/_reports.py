@@ -20,6 +20,7 @@ __all__ = [
     "JudgeVote",
     "MetricResult",
     "OptionSelection",
+    "ScaleScore",
     "SectionScore",
     "TokenUsage",
 ]
@@ -69,6 +70,34 @@ class OptionSelection(BaseModel):
     na: bool = False
 
 
+class ScaleScore(BaseModel):
+    """The number given on a criterion's scale (a criterion with ``scale``).
+
+    ``score`` is on the criterion's scale (7.5 of 0-10, as OpenRubricRL's
+    ``criterion_scores``); ``value`` is its credit in [0, 1], as an option's value.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float
+    value: float
+
+    @classmethod
+    def of(cls, criterion: Criterion, score: float) -> ScaleScore:
+        """The scale score ``score`` of ``criterion``, checked against its scale.
+
+        Raises:
+            ValueError: the criterion has no scale, or ``score`` is not on it (never
+                clamped); the message says why.
+        """
+        if criterion.scale is None:
+            raise ValueError(f"criterion {criterion.key!r} is not scored on a scale")
+        problem = criterion.scale.problem(score)
+        if problem is not None:
+            raise ValueError(problem)
+        return cls(score=float(score), value=criterion.scale.unit(score))
+
+
 class JudgeVote(BaseModel):
     """One judge's decision on one criterion (an ensemble member, or a cascade step).
 
@@ -84,6 +113,7 @@ class JudgeVote(BaseModel):
     weight: float = 1.0
     verdict: CriterionVerdict | None = None
     selection: OptionSelection | None = None
+    scale_score: ScaleScore | None = None
     reason: str = ""
     error: str | None = None
     shuffle_order: list[int] | None = None
@@ -146,7 +176,9 @@ class Escalation(BaseModel):
 class CriterionReport(BaseModel):
     """A criterion with its result.
 
-    ``verdict`` is set for binary criteria, ``selection`` for multi-choice ones.
+    ``verdict`` is set for binary criteria, ``selection`` for multi-choice ones,
+    ``scale_score`` for criteria scored on a scale (``verdict`` is CANNOT_ASSESS
+    when such a criterion could not be scored).
     ``error`` is set when the judge failed; the verdict is then whatever the
     grader's documented failure policy decided, and ``is_error`` is True.
     A parent criterion carries its children's reports in ``children``.
@@ -165,6 +197,7 @@ class CriterionReport(BaseModel):
     criterion: Criterion
     verdict: CriterionVerdict | None = None
     selection: OptionSelection | None = None
+    scale_score: ScaleScore | None = None
     reason: str = ""
     reasoning: str | None = None
     error: str | None = None
@@ -213,6 +246,11 @@ class CriterionReport(BaseModel):
         return self.selection
 
     @property
+    def criterion_score(self) -> float | None:
+        """The number on the criterion's scale (OpenRubricRL's per-criterion score), or None."""
+        return self.scale_score.score if self.scale_score is not None else None
+
+    @property
     def final_verdict(self) -> CriterionVerdict | None:
         """The binary verdict, None for multi-choice and parent criteria."""
         return self.verdict
@@ -236,8 +274,9 @@ class CriterionReport(BaseModel):
 
     @property
     def score_value(self) -> float | None:
-        """Credit in [0, 1]: 1 for MET, 0 for UNMET, the option's value; None if N/A.
+        """Credit in [0, 1] of this report; None if N/A.
 
+        1 for MET, 0 for UNMET, the option's value, the place on the criterion's scale.
         For a parent criterion, the weighted mean of its children (see ``_scoring``).
         """
         from ._scoring import report_value

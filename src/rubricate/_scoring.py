@@ -9,7 +9,8 @@ For each counted criterion *i* with credit ``v_i`` in [0, 1] and weight ``w_i``:
     score     = clamp(raw_score / sum(max(0, w_i)))        rubric with a positive weight
     score     = clamp(1 + raw_score / sum(|w_i|))          rubric whose weights are all negative
 
-Credit: MET is 1, UNMET is 0, an option gives its value; a parent criterion gives
+Credit: MET is 1, UNMET is 0, an option gives its value, a number on a criterion's
+scale its place there (``(x - min) / (max - min)``); a parent criterion gives
 the same formula applied to its children (the PaperBench weighted mean).
 CANNOT_ASSESS and an N/A option follow the :class:`CannotAssessStrategy` (as
 autorubric's ``compute_score`` documents: "how to handle CANNOT_ASSESS / NA").
@@ -181,6 +182,8 @@ def report_value(report: CriterionReport, policy: ScoringPolicy = DEFAULT_POLICY
         if report.selection.na:
             return _cannot_assess_value(report.criterion, policy)
         return report.selection.value
+    if report.scale_score is not None:
+        return report.scale_score.value
     if report.verdict is CriterionVerdict.MET:
         return 1.0
     if report.verdict is CriterionVerdict.UNMET:
@@ -287,7 +290,9 @@ def finalize(
     unanswered = [
         r
         for r in errors
-        if r.selection is None and r.verdict in (None, CriterionVerdict.CANNOT_ASSESS)
+        if r.selection is None
+        and r.scale_score is None
+        and r.verdict in (None, CriterionVerdict.CANNOT_ASSESS)
     ]
     # fallback verdicts still score; dataknobs scores a rubric where all failed 0.0
     if leaves and len(unanswered) == len(leaves) and policy.compat != "dataknobs":

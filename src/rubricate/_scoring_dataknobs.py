@@ -56,6 +56,8 @@ def dataknobs_credit(report: CriterionReport) -> float:
         return dataknobs_score(report.children)[0]
     if report.selection is not None:
         return report.selection.value
+    if report.scale_score is not None:
+        return report.scale_score.value
     return 1.0 if report.verdict is CriterionVerdict.MET else 0.0
 
 

@@ -37,7 +37,9 @@ def parse_verdict(criterion: Criterion, value: Any, *, where: str = "") -> Crite
 
     Binary criteria take MET / UNMET / CANNOT_ASSESS (any case), true/false, yes/no, 1/0.
     Multi-choice criteria take an option label or id (a number is read as a label,
-    so ``3`` selects the option labelled ``"3"``), or CANNOT_ASSESS.
+    so ``3`` selects the option labelled ``"3"``), or CANNOT_ASSESS. Criteria scored
+    on a scale take a number on it (``7.5`` of 0-10; a whole number on a discrete
+    scale), or CANNOT_ASSESS; a number off the scale is an error, never clamped.
 
     Raises:
         VerdictError: the value does not fit the criterion; the message starts with ``where``.
@@ -48,6 +50,8 @@ def parse_verdict(criterion: Criterion, value: Any, *, where: str = "") -> Crite
     name = criterion.key or criterion.requirement[:40]
     if not criterion.is_leaf:
         raise VerdictError(f"{at}criterion {name!r} has subcriteria; give verdicts for its leaves")
+    if criterion.is_scored_on_scale:
+        return _scale_verdict(criterion, value, at, name)
     if isinstance(value, CriterionVerdict):
         if criterion.is_multi_choice and value is not CriterionVerdict.CANNOT_ASSESS:
             raise VerdictError(
@@ -83,6 +87,38 @@ def parse_verdict(criterion: Criterion, value: Any, *, where: str = "") -> Crite
             "use MET, UNMET, CANNOT_ASSESS, true/false or 1/0"
         )
     return CriterionReport(criterion=criterion, verdict=_BINARY[upper])
+
+
+def _scale_verdict(criterion: Criterion, value: Any, at: str, name: str) -> CriterionReport:
+    from ._reports import CriterionReport, ScaleScore
+
+    scale = criterion.scale
+    assert scale is not None
+    span = f"{scale.min:g} to {scale.max:g}"
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str | CriterionVerdict):
+        text = str(value.value if isinstance(value, CriterionVerdict) else value).strip()
+        if text.upper().replace(" ", "_") == "CANNOT_ASSESS":
+            return CriterionReport(criterion=criterion, verdict=CriterionVerdict.CANNOT_ASSESS)
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+    if number is None:
+        raise VerdictError(
+            f"{at}verdict {value!r} for criterion {name!r} is not a number; the criterion is "
+            f"scored on the scale {span}, so give a number on it (or CANNOT_ASSESS)"
+        )
+    try:
+        score = ScaleScore.of(criterion, number)
+    except ValueError as e:
+        raise VerdictError(
+            f"{at}criterion {name!r}: score {e}; give a number from {span} "
+            "(scores are never clamped onto the scale)"
+        ) from None
+    return CriterionReport(criterion=criterion, scale_score=score)
 
 
 def assemble_reports(

@@ -25,7 +25,9 @@ Score a rubric from verdicts you already have (human labels, another tool's outp
 
 The verdicts file is JSON: a list with one value per leaf criterion, in order, or an
 object keyed by criterion name or id. Values: MET, UNMET, CANNOT_ASSESS, true/false,
-1/0 for binary criteria; an option label (or CANNOT_ASSESS) for multi-choice ones.
+1/0 for binary criteria; an option label (or CANNOT_ASSESS) for multi-choice ones;
+a number on the scale (or CANNOT_ASSESS) for criteria scored on a scale (7.5 of
+0-10; a whole number on a discrete scale). A number off the scale is an error.
 
 --compat dataknobs scores as dataknobs' executor does: CANNOT_ASSESS is worth 0,
 score = sum(w*s) / sum(w) with negative weights and no clamp (0 when the weights
@@ -133,6 +135,8 @@ def _outcome(r: CriterionReport, policy: ScoringPolicy) -> str:
     if r.selection is not None:
         s = r.selection
         return f"{s.label} (N/A)" if s.na else f"{s.label} ({_fmt(s.value)})"
+    if r.scale_score is not None:
+        return f"{_fmt(r.scale_score.score)} on the scale ({_fmt(r.scale_score.value)})"
     verdict = r.verdict.value if r.verdict is not None else "?"
     if r.verdict is not None and r.verdict.value == "CANNOT_ASSESS":
         dataknobs = policy.compat == "dataknobs"

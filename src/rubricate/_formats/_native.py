@@ -43,6 +43,7 @@ _CRITERION_ORDER = (
     "weight",
     "required",
     "options",
+    "scale",
     "scale_type",
     "aggregation",
     "scoring_method",
@@ -63,6 +64,8 @@ def _ordered(data: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
 def _criterion_out(data: dict[str, Any], criterion: Criterion) -> dict[str, Any]:
     # written even when they are defaults: they are what a reader looks for
     data.setdefault("weight", criterion.weight)
+    if criterion.scale is not None:
+        data["scale"] = criterion.scale.model_dump(mode="json")
     if "options" in data:
         data["options"] = [
             _ordered({"value": opt.value, **d}, _OPTION_ORDER)

@@ -9,6 +9,10 @@ sum to 1.0 (within 1e-6); examples carry ``input``, ``output``, ``score`` and
 OpenRubricRL's pydantic model reads them (ISO 8601 text, a date, a Unix time).
 Subcriteria carry no weights and count equally. Every problem is reported, not
 just the first.
+
+A criterion with ``scored_on_scale: true`` (rubricate's key; OpenRubricRL's model
+ignores keys it does not know) is scored as OpenRubricRL scores every criterion: a
+number on the rubric's scale rather than MET / UNMET. It cannot have subcriteria.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ _TOP = (
     "hybrid_metrics",
     "metadata",
 )
-_CRITERION = ("name", "description", "weight", "examples", "subcriteria")
+_CRITERION = ("name", "description", "weight", "examples", "subcriteria", "scored_on_scale")
 _EXAMPLE = ("input", "output", "score", "explanation")
 _METRIC = ("name", "type", "weight", "config")
 _CRITERION_RENAMES = {"requirement": "description"}
@@ -102,7 +106,29 @@ def _subcriteria(
     return subs
 
 
-def _criteria(raw: Any, base: str, paths: PathMap, out: list[Problem]) -> Any:
+def _on_scale(
+    crit: dict[str, Any], scale: Any, here: str, node: dict[str, Any], out: list[Problem]
+) -> None:
+    flag = crit.get("scored_on_scale")
+    if flag is None or flag is False:
+        return
+    if flag is not True:
+        out.append(
+            Problem(join(here, "scored_on_scale"), f"expected true or false, got {show(flag)}")
+        )
+    elif crit.get("subcriteria"):
+        out.append(
+            Problem(
+                join(here, "scored_on_scale"),
+                "a criterion scored on the scale is judged as a whole; remove its subcriteria "
+                "(or 'scored_on_scale' to score the subcriteria MET / UNMET)",
+            )
+        )
+    elif isinstance(scale, dict):
+        node["scale"] = scale  # the rubric's scale; its own problems are reported there
+
+
+def _criteria(raw: Any, base: str, paths: PathMap, out: list[Problem], scale: Any = None) -> Any:
     path = join(base, "criteria")
     if not isinstance(raw, list):
         return raw
@@ -117,6 +143,7 @@ def _criteria(raw: Any, base: str, paths: PathMap, out: list[Problem]) -> Any:
         extras = split_known(crit, _CRITERION, here, out, what="criterion")
         _fraction(crit.get("weight"), join(here, "weight"), "weight", out)
         node = _node(crit, ("name", "weight", "examples"))
+        _on_scale(crit, scale, here, node, out)
         if "examples" in crit:
             _examples(crit["examples"], join(here, "examples"), out)
         if crit.get("subcriteria") is not None:
@@ -238,7 +265,7 @@ def from_openrubricrl(data: Any, base: str = "") -> tuple[dict[str, Any], PathMa
         _require(scale, ("min", "max"), join(base, "scale"), out)
     if scale is not None:
         body["scale"] = scale
-    body["criteria"] = _criteria(data.get("criteria", []), base, paths, out)
+    body["criteria"] = _criteria(data.get("criteria", []), base, paths, out, scale)
     if data.get("hybrid_metrics") is not None:
         body["hybrid_metrics"] = _metrics(data["hybrid_metrics"], base, out)
     meta = data.get("metadata")

@@ -130,7 +130,10 @@ def _criterion(
             "levels present (0.0) / absent (1.0); scores follow dataknobs' weighted mean, not "
             "the autorubric penalty formula"
         )
-    if c.options is None:
+    if c.scale is not None:
+        rep.cannot(f"{here}: scored on a scale; dataknobs criteria choose among levels")
+        levels: list[dict[str, Any]] = []
+    elif c.options is None:
         levels = _binary_levels(c, penalty)
         if not penalty:
             rep.group("binary criteria written as two levels unmet (0.0) / met (1.0)", here)

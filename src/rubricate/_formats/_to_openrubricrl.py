@@ -97,12 +97,27 @@ def _criterion(c: Criterion, i: int, weight: float, rep: ConversionReport) -> di
         )
         out["description"] = f"{c.requirement}\nOptions: {listing}"
         rep.group("OpenRubricRL has no options; they are listed in the description", here)
+    if c.scale is not None:
+        out["scored_on_scale"] = True
     if c.examples:
         out["examples"] = _examples(c, here, rep)
     if c.subcriteria:
         out["subcriteria"] = _subcriteria(c, here, rep)
     _dropped(c, here, rep)
     return out
+
+
+def _scales(r: Rubric, rep: ConversionReport) -> None:
+    for i, c in enumerate(r.criteria):
+        if c.scale is not None and c.scale != r.scale:
+            rep.cannot(
+                f"{criterion_label(f'criteria[{i}]', c)}: scored on its own scale "
+                f"{c.scale.min:g} to {c.scale.max:g}; OpenRubricRL scores every criterion on "
+                "the rubric's scale, so give the rubric that scale"
+            )
+    for c in r.iter_all():
+        if c.scale is not None and c not in r.criteria:
+            rep.cannot(f"{c.key or c.requirement[:40]!r}: a subcriterion scored on a scale")
 
 
 def _weights(r: Rubric, rep: ConversionReport) -> list[float]:
@@ -166,6 +181,7 @@ def to_openrubricrl(rubric: Rubric) -> tuple[dict[str, Any], list[str]]:
     rep = ConversionReport("OpenRubricRL")
     out = _header(rubric, rep)
     weights = _weights(rubric, rep)
+    _scales(rubric, rep)
     out["criteria"] = [
         _criterion(c, i, w, rep)
         for i, (c, w) in enumerate(zip(rubric.criteria, weights, strict=True))

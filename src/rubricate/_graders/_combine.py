@@ -12,7 +12,8 @@ applies only when every member failed. Then the criterion gets:
 * the ``default_fallback_verdicts`` verdict for the weight's sign, when given
   (``{"positive": "UNMET", "negative": "MET"}`` assumes the worst); on a
   multi-choice criterion a fallback of the worst case picks the worst option and
-  the other verdict the best one;
+  the other verdict the best one; on a criterion scored on a scale MET is the top
+  of the scale and UNMET the bottom;
 * or, with ``on_error="raise"``, the :class:`JudgeError` is raised.
 
 When every criterion failed, nothing was graded and ``score`` is None.
@@ -30,8 +31,8 @@ from typing import Any, Literal, cast, get_args
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._model import Criterion, CriterionVerdict
-from .._reports import CriterionReport, OptionSelection, TokenUsage
-from ._ensemble import decide_binary, decide_options
+from .._reports import CriterionReport, OptionSelection, ScaleScore, TokenUsage
+from ._ensemble import decide_binary, decide_options, decide_scale
 from ._judging import Outcome
 
 __all__ = ["FailurePolicy", "apply_policy", "combine"]
@@ -87,6 +88,11 @@ def _fallback(criterion: Criterion, policy: FailurePolicy) -> dict[str, Any]:
     if policy.fallback is None:
         return {"verdict": CriterionVerdict.CANNOT_ASSESS}
     verdict = policy.fallback["positive" if criterion.weight >= 0 else "negative"]
+    if criterion.scale is not None and verdict is not CriterionVerdict.CANNOT_ASSESS:
+        # MET is the top of the scale, UNMET the bottom, as for a binary criterion
+        top = verdict is CriterionVerdict.MET
+        number = criterion.scale.max if top else criterion.scale.min
+        return {"scale_score": ScaleScore.of(criterion, number)}
     if not criterion.is_multi_choice or verdict is CriterionVerdict.CANNOT_ASSESS:
         return {"verdict": verdict}
     opts = criterion.options or []
@@ -141,6 +147,7 @@ def combine(
             **common,
             verdict=o.verdict,
             selection=o.selection(criterion),
+            scale_score=o.scale_score(criterion),
             reason=o.reason,
             reasoning=o.reasoning,
             shuffle_order=o.shuffle_order,
@@ -151,6 +158,8 @@ def combine(
             evidence_check=o.evidence,
             escalation=o.escalation,
         )
+    if criterion.scale is not None:
+        return _combine_scale(criterion, ok, method, common)
     if criterion.is_multi_choice:
         decision = decide_options(criterion, [(o.option, o.weight) for o in ok], method)
     else:
@@ -172,6 +181,33 @@ def combine(
         agreement=decision.agreement,
         probabilities=probabilities,
         confidence=probabilities.get(chosen or "") if probabilities is not None else None,
+    )
+
+
+def _combine_scale(
+    criterion: Criterion, ok: Sequence[Outcome], method: str, common: dict[str, Any]
+) -> CriterionReport:
+    """An ensemble's report on a criterion scored on a scale: the judges' numbers combined."""
+    scale = criterion.scale
+    assert scale is not None
+    scored = [o for o in ok if o.score is not None]
+    if not scored:  # every judge that answered said CANNOT_ASSESS
+        return CriterionReport(
+            **common,
+            verdict=CriterionVerdict.CANNOT_ASSESS,
+            reason=ok[0].reason,
+            agreement=1.0,
+        )
+    value, agreement = decide_scale([(o.score or 0.0, o.weight) for o in scored], method)
+    nearest = min(scored, key=lambda o: abs((o.score or 0.0) - value))
+    # each number was checked against the scale; their mean lies on it (maybe between steps)
+    score = ScaleScore(score=value, value=scale.unit(value))
+    return CriterionReport(
+        **common,
+        scale_score=score,
+        reason=nearest.reason,
+        reasoning=nearest.reasoning,
+        agreement=agreement * len(scored) / len(ok),
     )
 
 
@@ -211,5 +247,9 @@ def apply_policy(report: CriterionReport, policy: FailurePolicy) -> CriterionRep
         return report
     decided = _fallback(report.criterion, policy)
     return report.model_copy(
-        update={"verdict": decided.get("verdict"), "selection": decided.get("selection")}
+        update={
+            "verdict": decided.get("verdict"),
+            "selection": decided.get("selection"),
+            "scale_score": decided.get("scale_score"),
+        }
     )

@@ -156,6 +156,8 @@ class CriterionGrader(Grader):
         """Return the ensemble aggregation for ``criterion`` (validated)."""
         if criterion.aggregation is not None:
             method: str = criterion.aggregation
+        elif criterion.is_scored_on_scale:
+            method = "weighted_mean"
         elif not criterion.is_multi_choice:
             method = self.aggregation
         elif criterion.scale_type == "nominal":

@@ -5,6 +5,8 @@ Binary criteria: ``majority`` (head count), ``weighted`` (sum of judge weights),
 Ordinal criteria: ``mean``, ``median``, ``weighted_mean`` of the chosen options'
 values, snapped to the nearest option; ``mode``, ``weighted_mode``, ``min``, ``max``.
 Nominal criteria: ``mode``, ``weighted_mode``, ``unanimous``.
+Criteria scored on a scale: ``weighted_mean`` (the default), ``mean``, ``median`` of
+the numbers given (not snapped: a mean of whole numbers may fall between them).
 
 CANNOT_ASSESS votes and N/A options abstain: they are set aside before counting,
 and a criterion on which every vote abstains is CANNOT_ASSESS (or N/A). Every tie
@@ -29,14 +31,17 @@ __all__ = [
     "BINARY_AGGREGATIONS",
     "NOMINAL_AGGREGATIONS",
     "ORDINAL_AGGREGATIONS",
+    "SCALE_AGGREGATIONS",
     "Decision",
     "JudgeSpec",
     "check_aggregation",
     "decide_binary",
     "decide_options",
+    "decide_scale",
 ]
 
 BINARY_AGGREGATIONS = ("majority", "weighted", "unanimous", "any")
+SCALE_AGGREGATIONS = ("weighted_mean", "mean", "median")
 ORDINAL_AGGREGATIONS = (
     "mean",
     "median",
@@ -78,6 +83,8 @@ class Decision:
 
 def allowed_aggregations(criterion: Criterion) -> tuple[str, ...]:
     """Return the aggregation names that fit ``criterion``'s kind."""
+    if criterion.is_scored_on_scale:
+        return SCALE_AGGREGATIONS
     if not criterion.is_multi_choice:
         return BINARY_AGGREGATIONS
     return NOMINAL_AGGREGATIONS if criterion.scale_type == "nominal" else ORDINAL_AGGREGATIONS
@@ -91,7 +98,7 @@ def check_aggregation(criterion: Criterion, method: str, *, where: str) -> str:
     """
     valid = allowed_aggregations(criterion)
     if method not in valid:
-        kind = criterion.scale_type or "binary"
+        kind = criterion.scale_type or ("scale" if criterion.is_scored_on_scale else "binary")
         raise ConfigError(
             f"{where}: aggregation {method!r} does not apply to a {kind} criterion; "
             "use one of " + ", ".join(repr(v) for v in valid)
@@ -101,6 +108,29 @@ def check_aggregation(criterion: Criterion, method: str, *, where: str) -> str:
 
 def _agreement(cast: int, agreeing: int) -> float:
     return agreeing / cast if cast else 0.0
+
+
+def decide_scale(votes: Sequence[tuple[float, float]], method: str) -> tuple[float, float]:
+    """(number, agreement) from numbers on a scale ``(score, judge weight)``.
+
+    ``weighted_mean`` weighs each judge, ``mean`` counts them equally, ``median``
+    takes the middle (the mean of the two middle ones). Agreement is the share of
+    judges whose number equals the result's nearest vote.
+    """
+    if not votes:
+        raise ConfigError("no scale votes to aggregate")
+    numbers = [s for s, _ in votes]
+    if method == "weighted_mean":
+        total = math.fsum(w for _, w in votes)
+        value = math.fsum(s * w for s, w in votes) / total
+    elif method == "mean":
+        value = math.fsum(numbers) / len(numbers)
+    elif method == "median":
+        value = statistics.median(numbers)
+    else:
+        raise ConfigError(f"unknown scale aggregation {method!r}")
+    nearest = min(numbers, key=lambda s: abs(s - value))
+    return value, _agreement(len(numbers), sum(1 for s in numbers if s == nearest))
 
 
 def decide_binary(

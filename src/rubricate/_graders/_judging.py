@@ -23,6 +23,7 @@ from .._reports import (
     EvidenceCheck,
     JudgeVote,
     OptionSelection,
+    ScaleScore,
     TokenUsage,
 )
 
@@ -31,7 +32,9 @@ __all__ = [
     "Outcome",
     "ask",
     "read_criterion_reply",
+    "read_into",
     "read_probabilities",
+    "read_scale_reply",
     "shuffle_order",
 ]
 
@@ -53,6 +56,7 @@ class Outcome:
     weight: float = 1.0
     verdict: CriterionVerdict | None = None
     option: int | None = None
+    score: float | None = None
     reason: str = ""
     reasoning: str | None = None
     error: JudgeError | None = None
@@ -90,6 +94,12 @@ class Outcome:
         opt = (criterion.options or [])[self.option]
         return OptionSelection(index=self.option, label=opt.label, value=opt.value, na=opt.na)
 
+    def scale_score(self, criterion: Criterion) -> ScaleScore | None:
+        """Return the number given on ``criterion``'s scale as a :class:`ScaleScore`, or None."""
+        if self.score is None:
+            return None
+        return ScaleScore.of(criterion, self.score)  # checked when the reply was read
+
     def vote(self, criterion: Criterion) -> JudgeVote:
         """Return this outcome as a recorded ensemble vote."""
         return JudgeVote(
@@ -97,6 +107,7 @@ class Outcome:
             weight=self.weight,
             verdict=self.verdict,
             selection=self.selection(criterion),
+            scale_score=self.scale_score(criterion),
             reason=self.reason,
             error=str(self.error) if self.error is not None else None,
             shuffle_order=self.shuffle_order,
@@ -182,6 +193,62 @@ def read_criterion_reply(
     return None, shown[number - 1], reason
 
 
+_SCORE_KEYS = ("score", "criterion_score", "rating")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]{1,12}(?:\.[0-9]{0,12})?|\.[0-9]{1,12})")
+
+
+def read_scale_reply(
+    criterion: Criterion, data: Any
+) -> tuple[CriterionVerdict | None, float | None, str]:
+    """(CANNOT_ASSESS or None, number, reason) from a reply about a criterion on a scale.
+
+    Raises:
+        JudgeError: category ``parse`` when the reply gives no number, or a number off
+            the criterion's scale (never clamped: a judge that strays is a failure).
+    """
+    scale = criterion.scale
+    assert scale is not None
+    if not isinstance(data, Mapping):
+        raise _parse_error(f"reply is {type(data).__name__}, not an object", data)
+    reason = _first(data, _REASON_KEYS)
+    reason = "" if reason is None else str(reason)
+    raw = _first(data, _SCORE_KEYS)
+    number: float | None = None
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        number = float(raw)
+    elif isinstance(raw, str):
+        text = raw.strip()
+        if text.upper().replace(" ", "_") == "CANNOT_ASSESS":
+            return CriterionVerdict.CANNOT_ASSESS, None, reason
+        if _DECIMAL.fullmatch(text):
+            number = float(text)
+    span = f"{scale.min:g} to {scale.max:g}"
+    if number is None:
+        raise _parse_error(f"score {raw!r} is not a number from {span}", data)
+    problem = scale.problem(number)
+    if problem is not None:
+        raise _parse_error(f"score {problem}", data)
+    return None, number, reason
+
+
+def read_into(
+    out: Outcome, criterion: Criterion, data: Any, order: list[int] | None = None
+) -> None:
+    """Read a reply about ``criterion`` into ``out`` (verdict, option or score, reason).
+
+    Raises:
+        JudgeError: category ``parse`` when the reply does not answer the question.
+    """
+    if criterion.is_scored_on_scale:
+        out.verdict, out.score, out.reason = read_scale_reply(criterion, data)
+        out.option = None
+    else:
+        out.verdict, out.option, out.reason = read_criterion_reply(criterion, data, order)
+        out.score = None
+    if out.option is not None:
+        out.option_label = (criterion.options or [])[out.option].label
+
+
 _ANSWERS = {"YES": "MET", "NO": "UNMET"}
 _BINARY_KEYS = {
     "yes": "MET",
@@ -199,7 +266,7 @@ def read_probabilities(
 
     Values the judge did not report count as 0; None when there is nothing usable.
     """
-    if not probs:
+    if not probs or criterion.is_scored_on_scale:
         return None
     out: dict[str, float] = {}
     if criterion.is_multi_choice:
@@ -233,12 +300,10 @@ async def ask(
     if response is None:
         return out
     try:
-        out.verdict, out.option, out.reason = read_criterion_reply(criterion, response.data, order)
+        read_into(out, criterion, response.data, order)
     except JudgeError as e:
         out.error = e
         return out
-    if out.option is not None:
-        out.option_label = (criterion.options or [])[out.option].label
     out.probabilities = read_probabilities(criterion, response.probabilities, order)
     return out
 

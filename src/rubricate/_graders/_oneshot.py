@@ -18,7 +18,7 @@ from .._model import Criterion, ScoringType
 from .._reports import EvaluationReport
 from ._base import GradeContext, GradePlan, gather_all
 from ._criterion import CriterionGrader, Leaf
-from ._judging import Member, Outcome, call, read_criterion_reply
+from ._judging import Member, Outcome, call, read_into
 from ._prompts import (
     SYSTEM_CRITERION,
     SYSTEM_ONESHOT,
@@ -101,9 +101,7 @@ class PerCriterionOneShotGrader(CriterionGrader):
                     judge_id=member.id, weight=member.weight, shuffle_order=order, calls=0, cost=0.0
                 )
                 try:
-                    o.verdict, o.option, o.reason = read_criterion_reply(
-                        c, entries.get(str(n)), order
-                    )
+                    read_into(o, c, entries.get(str(n)), order)
                 except JudgeError:
                     redo.append((n - 1, c))
                     continue

@@ -259,6 +259,22 @@ def _reply_line(key: str, answers: str, method: VerdictMethod) -> str:
     return f'Reply {{{_REASON}, "{key}": {answers}}}'
 
 
+def _scale_words(criterion: Criterion) -> str:
+    scale = criterion.scale
+    assert scale is not None
+    kind = "a whole number" if scale.type == "discrete" else "a number"
+    return f"{kind} from {scale.min:g} to {scale.max:g}"
+
+
+def _scale_question(criterion: Criterion) -> str:
+    scale = criterion.scale
+    assert scale is not None
+    return (
+        f"How well does the submission do this? Score it with {_scale_words(criterion)}: "
+        f"{scale.min:g} if it does not do this at all, {scale.max:g} if it does it fully."
+    )
+
+
 def criterion_prompt(
     criterion: Criterion,
     *,
@@ -277,6 +293,19 @@ def criterion_prompt(
     ``offer_cannot_assess`` the judge may also answer ``cannot_assess``.
     """
     req = " ".join(criterion.requirement.split())
+    if criterion.is_scored_on_scale:
+        unsure = (
+            f' Answer "{UNSURE}" instead only if the submission gives no way to tell.'
+            if offer_cannot_assess
+            else ""
+        )
+        number = "<number>" + (f' | "{UNSURE}"' if offer_cannot_assess else "")
+        return (
+            f"Criterion: {req}\n{_scale_question(criterion)}{unsure}\n"
+            + _calibration(criterion, max_examples)
+            + _examples_line(example_labels, criterion, [])
+            + _reply_line("score", number, method)
+        )
     if criterion.is_multi_choice:
         shown = shown_options(criterion, order)
         opts = "\n".join(f"{n}. {_option_line(criterion, i)}" for n, i in enumerate(shown, 1))
@@ -300,8 +329,13 @@ def criterion_prompt(
     )
 
 
-def criterion_decision(criterion: Criterion, offer_cannot_assess: bool = False) -> Decision:
-    """The reply field that decides ``criterion`` and its values, for token probabilities."""
+def criterion_decision(criterion: Criterion, offer_cannot_assess: bool = False) -> Decision | None:
+    """The reply field that decides ``criterion`` and its values, for token probabilities.
+
+    None for a criterion scored on a scale: a number has no short list of answers.
+    """
+    if criterion.is_scored_on_scale:
+        return None
     if criterion.is_multi_choice:
         return Decision("option", tuple(range(1, len(criterion.options or []) + 1)))
     return Decision("answer", (YES, NO, UNSURE) if offer_cannot_assess else (YES, NO))
@@ -319,9 +353,38 @@ def criterion_schema(
     once and shared (judges read it, never change it); backends that inspect a
     schema can then remember what they found by its identity.
     """
+    if criterion.scale is not None:
+        s = criterion.scale
+        return _scale_schema_of(s.min, s.max, s.type, method, offer_cannot_assess)
     if criterion.is_multi_choice:
         return _schema_of("option", len(criterion.options or []), method)
     return _schema_of("unsure" if offer_cannot_assess else "binary", 0, method)
+
+
+@functools.lru_cache(maxsize=64)
+def _scale_schema_of(
+    low: float, high: float, kind: str, method: VerdictMethod, offer_cannot_assess: bool
+) -> dict[str, Any]:
+    number: dict[str, Any] = {
+        "type": "integer" if kind == "discrete" else "number",
+        "minimum": low,
+        "maximum": high,
+    }
+    answer = (
+        {"anyOf": [number, {"type": "string", "enum": [UNSURE]}]} if offer_cannot_assess else number
+    )
+    fields = {"reason": _REASON_SCHEMA, "score": answer}
+    order = {
+        "reason-first": ["reason", "score"],
+        "verdict-first": ["score", "reason"],
+        "verdict-only": ["score"],
+    }[method]
+    return {
+        "type": "object",
+        "properties": {k: fields[k] for k in order},
+        "required": order,
+        "additionalProperties": False,
+    }
 
 
 @functools.lru_cache(maxsize=64)
@@ -359,6 +422,11 @@ def _oneshot_line(
     if criterion.is_multi_choice:
         opts = "; ".join(f"{k}) {_option_line(criterion, i)}" for k, i in enumerate(shown, 1))
         return f"{n}. Question: {req} Options: {opts}. Answer with an option number.{tail}"
+    if criterion.scale is not None:
+        return (
+            f"{n}. Criterion: {req} Score it with {_scale_words(criterion)} "
+            f"({criterion.scale.max:g} if the submission does it fully).{tail}"
+        )
     return f"{n}. Statement: {req}{tail}"
 
 
@@ -378,7 +446,13 @@ def oneshot_prompt(
         f"Statements and questions about the submission:\n{lines}\n"
         'For each statement reply {"reason": "<one short sentence>", "answer": "yes" | "no"}: '
         "yes if the statement is true of the submission, in any wording. For each question reply "
-        '{"reason": ..., "option": <number>}. Reply {"1": {...}, "2": {...}, ...}'
+        '{"reason": ..., "option": <number>}. '
+        + (
+            'For each criterion to score reply {"reason": ..., "score": <number>}. '
+            if any(c.is_scored_on_scale for _, c, _ in criteria)
+            else ""
+        )
+        + 'Reply {"1": {...}, "2": {...}, ...}'
     )
 
 
@@ -413,6 +487,8 @@ def _holistic_line(criterion: Criterion, total: float) -> str:
     if criterion.subcriteria:
         kids = "; ".join(" ".join(k.requirement.split()) for k in criterion.subcriteria)
         return f"- {pts} points: {req} (parts: {kids})"
+    if criterion.is_scored_on_scale:
+        return f"- {pts} points: {req} (a share of the points as far as the submission does it)"
     return f"- {pts} points: {req}"
 
 

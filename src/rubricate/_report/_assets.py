@@ -103,7 +103,8 @@ function kv(parent,obj){const t=el(parent,'table',undefined,'kv');const tb=el(t,
 for(const[k,v]of Object.entries(obj)){if(v===null||v===undefined)continue;const tr=el(tb,'tr');
 el(tr,'th',k);el(tr,'td',typeof v==='object'?JSON.stringify(v):val(v));}return t;}
 function probs(p){return Object.entries(p).map(([k,v])=>k+' '+fmt(v)).join(' · ');}
-function said(v){return (v.selection?v.selection.label:(v.verdict||'–'))+
+function said(v){return (v.selection?v.selection.label:
+(v.scale_score?String(v.scale_score.score):(v.verdict||'–')))+
 (v.confidence!==undefined&&v.confidence!==null?' ('+fmt(v.confidence)+')':'');}
 function vote(v){return v.judge_id+': '+(v.error?'failed: '+v.error:said(v));}
 function evidence(e){return '“'+e.quote+'” '+(e.found?'found':'not found')+' (similarity '+

@@ -60,4 +60,6 @@ def answer_of(cr: Any) -> str:
         return "error"
     if cr.selection is not None:
         return str(cr.selection.label)
+    if cr.scale_score is not None:
+        return f"{cr.scale_score.score:g}"
     return cr.verdict.value if cr.verdict is not None else "–"

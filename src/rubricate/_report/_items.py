@@ -40,7 +40,9 @@ def _criterion(cr: Any, j: int, gold: str | None, raw: list[dict[str, Any]]) -> 
         "call": cr.llm_invocation,
         "raw": raw or None,
     }
-    if cr.error is not None and (cr.verdict is not None or cr.selection is not None):
+    if cr.error is not None and cr.scale_score is not None:
+        rec["policy"] = f"{cr.scale_score.score:g}"  # a fallback's end of the scale
+    elif cr.error is not None and (cr.verdict is not None or cr.selection is not None):
         # what the failure policy filled in, shown beside the error, never as the answer
         rec["policy"] = cr.selection.label if cr.selection is not None else cr.verdict.value
     return {k: v for k, v in rec.items() if v is not None}

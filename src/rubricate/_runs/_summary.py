@@ -117,6 +117,8 @@ def _label(r: CriterionReport) -> str:
         return "ERROR"
     if r.selection is not None:
         return r.selection.label
+    if r.scale_score is not None:
+        return f"{r.scale_score.score:g}"
     return r.verdict.value if r.verdict is not None else "NONE"
 
 
