@@ -83,11 +83,54 @@ def test_multi_choice_groups_share_options() -> None:
     assert group_ids(a)[1] == group_ids(b)[1] != group_ids(a)[0]
     probs = {"1": 0.2, "2": 0.5, "3": 0.3}
     data = [Sample(a, probs, "3")] * 12 + [Sample(b, probs, "2")] * 12
-    (pooled,) = fit_groups(data)
+    pooled, by_place = fit_groups(data)
+    assert by_place.id == "pooled:positions:ordinal:3" and by_place.n == 24
     assert pooled.labels == ["1", "2", "3"] and pooled.n == 24
     cal = Calibration(judge="j", verdict_method="verdict-only", groups=[pooled])
     decided = cal.calibrate(a, probs)
     assert decided is not None and decided[0] in ("2", "3")
+
+
+def test_options_in_other_words_share_a_calibration_by_place() -> None:
+    # a judge that leans to the last option, on criteria whose options are worded differently
+    def crit(name: str, words: tuple[str, str, str]) -> Criterion:
+        opts = [CriterionOption(label=w, value=v) for w, v in zip(words, (0, 0.5, 1), strict=True)]
+        return Criterion(name=name, weight=1, requirement=f"How {name}?", options=opts)
+
+    a, b = crit("clear", ("murky", "fair", "clear")), crit("kind", ("rude", "neutral", "kind"))
+    rng = np.random.default_rng(0)
+    data = []
+    for k in range(120):
+        c = a if k % 2 else b
+        truth = int(rng.integers(0, 3))
+        p = np.full(3, 0.15)
+        p[truth] += 0.25  # the right place gets a bump ...
+        p[2] += 0.35  # ... but the last one always gets more
+        p /= p.sum()
+        labels = [o.label for o in c.options or []]
+        data.append(Sample(c, dict(zip(labels, p.tolist(), strict=True)), labels[truth]))
+    train, held = data[:80], data[80:]
+    groups = {g.id: g for g in fit_groups(train)}
+    assert "pooled:positions:ordinal:3" in groups
+    third = Criterion(
+        name="new",
+        weight=1,
+        requirement="How new?",
+        options=[
+            CriterionOption(label=w, value=v) for w, v in (("old", 0), ("so-so", 0.5), ("new", 1))
+        ],
+    )
+    assert group_ids(third)[2] == "pooled:positions:ordinal:3"  # unseen wording, same group
+    by_place = Calibration(
+        judge="j", verdict_method="verdict-only", groups=[groups["pooled:positions:ordinal:3"]]
+    )
+    raw = sum(max(s.probabilities, key=lambda x: s.probabilities[x]) == s.truth for s in held)
+    fixed = 0
+    for s in held:
+        decided = by_place.calibrate(s.criterion, s.probabilities)
+        assert decided is not None and set(decided[1]) == set(s.probabilities)
+        fixed += decided[0] == s.truth
+    assert raw < 20 < fixed  # the lean to the last place is learned and undone
 
 
 def test_a_criterion_id_ignores_names_and_spacing() -> None:

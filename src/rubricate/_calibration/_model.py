@@ -49,8 +49,34 @@ def group_ids(criterion: Criterion) -> list[str]:
     """The groups that may calibrate ``criterion``, most specific first."""
     own = f"criterion:{criterion_id(criterion)}"
     if criterion.is_multi_choice:
-        return [own, f"pooled:options:{_options_id(criterion)}"]
+        return [own, f"pooled:options:{_options_id(criterion)}", positions_id(criterion)]
     return [own, "pooled:negative" if criterion.weight < 0 else "pooled:positive"]
+
+
+POSITIONS = "pooled:positions:"
+
+
+def positions_id(criterion: Criterion) -> str:
+    """The group of multi-choice criteria of one kind and size, calibrated by position.
+
+    Options are labelled by their place in the list (``1`` .. ``n``), so criteria
+    whose options differ in wording share what a judge does by place: a bias to the
+    last option, or to the top of an ordinal scale.
+    """
+    n = len(criterion.options or [])
+    return f"{POSITIONS}{criterion.scale_type or 'ordinal'}:{n}"
+
+
+def by_position(criterion: Criterion, probabilities: dict[str, float]) -> dict[str, float]:
+    """``probabilities`` keyed by option place (``"1"`` ..) instead of option label."""
+    labels = [o.label for o in criterion.options or []]
+    return {str(i): probabilities.get(label, 0.0) for i, label in enumerate(labels, 1)}
+
+
+def position_of(criterion: Criterion, label: str) -> str:
+    """The place (``"1"`` ..) of the option labelled ``label``, or ``label`` if none."""
+    labels = [o.label for o in criterion.options or []]
+    return str(labels.index(label) + 1) if label in labels else label
 
 
 class CalibrationGroup(BaseModel):
@@ -134,12 +160,18 @@ class Calibration(BaseModel):
         group = self.group_for(criterion)
         if group is None:
             return None
-        raw = [max(probabilities.get(label, 0.0), 0.0) for label in group.labels]
+        by_place = group.id.startswith(POSITIONS)
+        probs = by_position(criterion, probabilities) if by_place else probabilities
+        raw = [max(probs.get(label, 0.0), 0.0) for label in group.labels]
         if not sum(raw) > 0:
             return None
         calibrated = apply_fit(group.fit(), raw)
         best = max(range(len(calibrated)), key=lambda i: (calibrated[i], -i))
-        return group.labels[best], dict(zip(group.labels, calibrated, strict=True)), group
+        labels = group.labels
+        if by_place:  # back from places to the criterion's own option labels
+            options = [o.label for o in criterion.options or []]
+            labels = [options[int(x) - 1] for x in group.labels]
+        return labels[best], dict(zip(labels, calibrated, strict=True)), group
 
     # -- files -------------------------------------------------------------------
     @classmethod

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .._errors import UsageError
 from .._model import Criterion
 from ._fit import apply_fit, fit_scale_bias
-from ._model import BINARY, CalibrationGroup, group_ids
+from ._model import BINARY, POSITIONS, CalibrationGroup, by_position, group_ids, position_of
 
 __all__ = ["MIN_PER_LABEL", "MIN_POOLED", "MIN_PER_CRITERION", "Sample", "fit_groups"]
 
@@ -52,13 +52,33 @@ def _describe(gid: str, criterion: Criterion) -> str:
         return "every binary criterion with a positive weight"
     if gid == "pooled:negative":
         return "every penalty (negative weight)"
+    if gid.startswith(POSITIONS):
+        kind, n = gid.removeprefix(POSITIONS).split(":")
+        return f"{kind} multi-choice criteria with {n} options, by the options' places"
     return "multi-choice criteria with options " + ", ".join(
         o.label for o in criterion.options or []
     )
 
 
+def _placed(samples: Sequence[Sample]) -> list[Sample]:
+    """Samples of a positions group: probabilities and labels by option place."""
+    return [
+        Sample(
+            s.criterion,
+            by_position(s.criterion, s.probabilities),
+            position_of(s.criterion, s.truth),
+        )
+        for s in samples
+    ]
+
+
 def _fit_group(gid: str, samples: Sequence[Sample], minimum: int) -> CalibrationGroup | None:
-    labels = _labels(samples[0].criterion, samples)
+    if gid.startswith(POSITIONS):
+        samples = _placed(samples)
+        n = len(samples[0].criterion.options or [])
+        labels = [str(i) for i in range(1, n + 1)]
+    else:
+        labels = _labels(samples[0].criterion, samples)
     usable = [s for s in samples if s.truth in labels]
     counts = {label: sum(s.truth == label for s in usable) for label in labels}
     learnable = [label for label in labels if counts[label] >= MIN_PER_LABEL]
