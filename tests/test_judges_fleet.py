@@ -22,7 +22,7 @@ from judge_helpers import request
 from rubricate import EndpointStats, RunSummary
 from rubricate._cli.main import main
 from rubricate._dataset import DataItem, RubricDataset
-from rubricate._errors import ConfigError, JudgeError
+from rubricate._errors import ConfigError, JudgeError, UsageError
 from rubricate._graders import CriterionGrader
 from rubricate._judges import _fleet
 from rubricate._judges._fake import fake_reply_for_schema
@@ -329,3 +329,48 @@ def _rubric_file(tmp: Path) -> Path:
     path = tmp / "rubric.yaml"
     path.write_text("- name: c\n  weight: 1\n  requirement: It holds.\n")
     return path
+
+
+def test_grade_prints_each_server_s_numbers(
+    servers: list[ChatServer], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = servers[0], servers[1]
+    inputs = tmp_path / "in.jsonl"
+    inputs.write_text("".join(json.dumps({"id": str(i), "submission": "x"}) + "\n" for i in "12"))
+    args = ["grade", str(_rubric_file(tmp_path)), str(inputs), "--judge", "openai/test"]
+    assert main([*args, "--base-url", f"{a.base_url},{b.base_url}", "--no-cache"]) == 0
+    err = capsys.readouterr().err
+    assert f"{a.base_url}: 1 sent, 0 failed" in err and f"{b.base_url}: 1 sent, 0 failed" in err
+
+
+async def test_a_grader_used_twice_reports_each_run_s_own_calls(
+    servers: list[ChatServer],
+) -> None:
+    urls = [s.base_url for s in servers[:2]]
+    items = [DataItem(submission=f"answer {i}", id=f"item-{i}") for i in range(3)]
+    dataset = RubricDataset(prompt="Say something", rubric=_rubric(), items=items)
+    grader = CriterionGrader("openai/test", judge_options={"base_url": urls, "cache": False})
+    for _ in range(2):
+        result = await evaluate(dataset, grader)
+        assert sum(s.calls for s in result.summary.endpoints.values()) == 6
+
+
+async def test_resuming_with_other_servers_needs_force_and_reuses_judgments(
+    servers: list[ChatServer], tmp_path: Path
+) -> None:
+    items = [DataItem(submission=f"answer {i}", id=f"item-{i}") for i in range(3)]
+    dataset = RubricDataset(prompt="Say something", rubric=_rubric(), items=items)
+
+    def grader(urls: list[str]) -> CriterionGrader:
+        return CriterionGrader("openai/test", judge_options={"base_url": urls, "cache": False})
+
+    run = tmp_path / "run"
+    await evaluate(dataset, grader([s.base_url for s in servers]), run_dir=run)
+    fewer = grader([servers[0].base_url, servers[1].base_url])
+    with pytest.raises(UsageError, match="different judge configuration"):
+        await evaluate(dataset, fewer, run_dir=run, resume=True)
+    result = await evaluate(dataset, fewer, run_dir=run, resume=True, force=True)
+    assert result.summary.replayed_calls == 6 and result.summary.endpoints == {
+        servers[0].base_url: EndpointStats(),
+        servers[1].base_url: EndpointStats(),
+    }
