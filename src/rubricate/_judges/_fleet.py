@@ -252,10 +252,10 @@ class Fleet:
             return reply
         if len(failures) == 1:
             i, error, got = failures[0]
-            if len(self) > 1:  # every endpoint was resting: the one back soonest was tried
+            if len(self) > 1:  # the others were resting after failures of their own
                 raise JudgeError(
-                    f"all {len(self)} endpoints are down; "
-                    f"{self.urls[i].removesuffix('/chat/completions')} (back soonest): {error}",
+                    f"none of the {len(self)} endpoints answered (the others are resting "
+                    f"after failures); {self.urls[i].removesuffix('/chat/completions')}: {error}",
                     category=error.category,
                     retry_after=error.retry_after,
                 )
