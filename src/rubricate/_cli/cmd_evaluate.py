@@ -53,6 +53,26 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="count calls, tokens and cost (and the --batch-api saving); call nothing",
     )
+    g = p.add_argument_group("where items are graded")
+    g.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="local: in this process (default); ray: on Ray actors, this process still "
+        "commits every judgment to --run-dir (needs rubricate[ray])",
+    )
+    g.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the Ray cluster to use (ray://HOST:10001, auto); default: start a local one",
+    )
+    g.add_argument(
+        "--ray-actors",
+        type=int,
+        metavar="N",
+        help="Ray actors grading (default: one per CPU of the cluster); --concurrency "
+        "then applies to each",
+    )
     add_cache_args(p)
     add_trust_args(p)
     add_batch_args(p)
@@ -93,6 +113,15 @@ def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
     return dry_run(args, grader, work)
 
 
+def _ray_executor(args: argparse.Namespace) -> Any:
+    from .._ray._executor import RayExecutor
+    from .cmd_grade import _grader_spec
+
+    if args.ray_actors is not None and args.ray_actors < 1:
+        raise ConfigError(f"--ray-actors {args.ray_actors!r} must be at least 1")
+    return RayExecutor(_grader_spec(args), actors=args.ray_actors, address=args.ray_address)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricate evaluate``."""
     from .._runs import evaluate_sync
@@ -101,22 +130,32 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    if args.executor != "ray" and (args.ray_address or args.ray_actors is not None):
+        raise ConfigError("--ray-address and --ray-actors need --executor ray")
     batch = None if args.dry_run else batch_options(args)
     dataset = load_dataset_arg(args.dataset)
     grader = build_grader(args)
     if args.dry_run:
         return _dry_run(args, dataset, grader)
-    result = evaluate_sync(
-        dataset,
-        grader,
-        run_dir=args.run_dir,
-        resume=args.resume,
-        force=args.force,
-        max_items=args.max_items,
-        concurrency=args.concurrency,
-        dataset_source=_dataset_source(args.dataset),
-        batch_api=batch or False,
-    )
+    if batch is not None and args.executor == "ray":
+        raise ConfigError("--batch-api and --executor ray do not go together: choose one")
+    executor = _ray_executor(args) if args.executor == "ray" else None
+    try:
+        result = evaluate_sync(
+            dataset,
+            grader,
+            run_dir=args.run_dir,
+            resume=args.resume,
+            force=args.force,
+            max_items=args.max_items,
+            concurrency=args.concurrency,
+            dataset_source=_dataset_source(args.dataset),
+            batch_api=batch or False,
+            executor=executor,
+        )
+    finally:
+        if executor is not None:
+            executor.close()
     if args.json:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2))
     else:

@@ -135,18 +135,17 @@ def _judge_specs(args: argparse.Namespace) -> list[Any]:
     return specs
 
 
-def _grader(args: argparse.Namespace) -> Any:
-    from .._graders import CriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
+def _grader_spec(args: argparse.Namespace) -> Any:
+    """The :class:`GraderSpec` the options ask for (plain data: a Ray actor rebuilds it)."""
+    from .._graders._spec import GraderSpec
 
-    cls = {"per-criterion": CriterionGrader, "one-shot": PerCriterionOneShotGrader}.get(
-        args.grader, RubricAsJudgeGrader
-    )
+    kind = args.grader
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
     options: dict[str, Any] = {"concurrency": args.concurrency}
-    options.update(trust_options(args, args.grader))
+    options.update(trust_options(args, kind))
     max_examples = getattr(args, "max_examples", None)  # `evaluate` shares this helper
-    if max_examples is not None and cls is not RubricAsJudgeGrader:
+    if max_examples is not None and kind != "holistic":
         options["max_examples"] = max_examples
     judge_options = cache_options(args)
     if args.base_url:
@@ -157,15 +156,19 @@ def _grader(args: argparse.Namespace) -> Any:
     if judges and args.judge:
         raise ConfigError("give --judge or --judges, not both")
     if judges:
-        if cls is not RubricAsJudgeGrader:
+        if kind != "holistic":
             # with equal weights these equal majority / mean / mode; SPEC=WEIGHT then counts
             options.update(
                 aggregation="weighted",
                 ordinal_aggregation="weighted_mean",
                 nominal_aggregation="weighted_mode",
             )
-        return cls(judges=judges, **options)
-    return cls(args.judge or "local", **options)
+        return GraderSpec(kind, judges=judges, options=options)
+    return GraderSpec(kind, args.judge or "local", options=options)
+
+
+def _grader(args: argparse.Namespace) -> Any:
+    return _grader_spec(args).build()
 
 
 class _Source:

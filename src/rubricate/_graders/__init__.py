@@ -8,6 +8,7 @@ from ._holistic import RubricAsJudgeGrader
 from ._inputs import FewShotExample, LengthPenalty, Submission, compute_length_penalty
 from ._llm_config import LLMConfig
 from ._oneshot import PerCriterionOneShotGrader
+from ._spec import GraderSpec
 
 __all__ = [
     "CriterionGrader",
@@ -15,6 +16,7 @@ __all__ = [
     "FewShotExample",
     "GradePlan",
     "Grader",
+    "GraderSpec",
     "JudgeSpec",
     "LLMConfig",
     "LengthPenalty",

@@ -14,13 +14,13 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._errors import UsageError
+from .._errors import ConfigError, RunError, UsageError
 from .._judges._base import Judge
 from .._judges._fleet import EndpointStats, Fleet, FleetMark, endpoint_stats
 from .._reports import EvaluationReport
@@ -30,8 +30,11 @@ from ._lock import RunLock
 from ._progress import Progress, ticking
 from ._recording import CURRENT_ITEM, RecordingJudge
 from ._result import ItemOutcome
-from ._store import RunStore
+from ._store import JudgmentRow, RunStore, response_from_json
 from ._summary import RunSummary, SummaryBuilder
+
+if TYPE_CHECKING:
+    from ._remote import Executor
 
 __all__ = ["DATASET_COPY", "Job", "RunSession", "call_grader", "prepare_store"]
 
@@ -54,8 +57,31 @@ class Job:
     reference: Any = None
 
 
+class _RemoteFailure(Exception):
+    """An item's grading raised on a worker; ``text`` is the worker's ``Type: message``."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+@dataclass
+class _RemoteTally:
+    """The judge numbers of items graded by an executor's workers."""
+
+    calls: int = 0
+    replayed: int = 0
+    errors: int = 0
+    rows: list[JudgmentRow] = field(default_factory=list)
+
+
 class RunSession:
-    """One run of a grader over many items; use as a context manager (it locks the run dir)."""
+    """One run of a grader over many items; use as a context manager (it locks the run dir).
+
+    With an ``executor`` the items are graded by its workers (on a Ray cluster, say),
+    and this session commits what they stream back; ``grader`` is then the same
+    grader built here, for the run's fingerprints.
+    """
 
     def __init__(
         self,
@@ -64,6 +90,7 @@ class RunSession:
         *,
         total: int | None,
         wrapper: type[RecordingJudge] = RecordingJudge,
+        executor: Executor | None = None,
     ) -> None:
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self.store: RunStore | None = None
@@ -78,6 +105,8 @@ class RunSession:
         self._started = time.perf_counter()
         self.bound: Any = grader
         self.fleets: dict[int, tuple[Fleet, FleetMark]] = {}
+        self.executor = executor
+        self._remote = _RemoteTally()
 
     def __enter__(self) -> RunSession:
         if self._lock is not None:
@@ -115,8 +144,9 @@ class RunSession:
 
     def counts(self) -> tuple[int, int]:
         """Judgments answered (asked or replayed) and judge errors, so far."""
-        answered = sum(w.calls + w.replayed for w in self.wrappers)
-        return answered, sum(w.errors for w in self.wrappers)
+        r = self._remote
+        answered = sum(w.calls + w.replayed for w in self.wrappers) + r.calls + r.replayed
+        return answered, sum(w.errors for w in self.wrappers) + r.errors
 
     def waiting_for(self) -> str:
         """What the first judgment waits for, for the progress bar."""
@@ -133,11 +163,14 @@ class RunSession:
         token = CURRENT_ITEM.set(job.key)
         store = self.store
         try:
-            report = await call_grader(self.bound, job)
+            if self.executor is not None:
+                report = await self._grade_remote(job)
+            else:
+                report = await call_grader(self.bound, job)
         except UsageError:
             raise
         except Exception as e:
-            error = f"{type(e).__name__}: {e}"
+            error = e.text if isinstance(e, _RemoteFailure) else f"{type(e).__name__}: {e}"
             if store is not None:
                 store.put_item(job.key, job.index, "failed", None, None, error)
             self.builder.add_failure(job.key, error)
@@ -153,6 +186,49 @@ class RunSession:
             )
         self.builder.add_report(job.key, report)
         return ItemOutcome(job.key, job.index, status, report.score, report.error), report
+
+    async def _grade_remote(self, job: Job) -> EvaluationReport:
+        """Grade ``job`` on the executor; commit each judgment as it streams in."""
+        from ._remote import RemoteJudgment, StoredJudgment
+
+        assert self.executor is not None
+        store, tally = self.store, self._remote
+        stored: list[StoredJudgment] = []
+        if store is not None and job.key in self.stored_items:
+            stored = [StoredJudgment(*row) for row in store.judgments_of(job.key)]
+        outcome = None
+        streamed = 0
+        async for event in self.executor.stream(job, stored):
+            if not isinstance(event, RemoteJudgment):
+                outcome = event
+                continue
+            streamed += 1
+            tally.calls += 1
+            response = response_from_json(event.response)
+            if store is not None:
+                store.put_judgment(
+                    job.key,
+                    event.request_hash,
+                    event.occurrence,
+                    event.judge,
+                    response,
+                    event.tags,
+                )
+            else:
+                row = JudgmentRow(event.judge, response.usage, response.cost, response.latency_s)
+                tally.rows.append(row)
+        if outcome is None:
+            raise RunError(f"the worker grading item {job.key!r} ended without its result")
+        tally.calls += outcome.calls - streamed
+        tally.replayed += outcome.replayed
+        tally.errors += outcome.errors
+        tally.rows.extend(outcome.rejected)
+        if outcome.report is None:
+            error = outcome.error or "RunError: the worker gave no report"
+            if outcome.usage_error:
+                raise ConfigError(error.partition(": ")[2] or error)
+            raise _RemoteFailure(error)
+        return EvaluationReport.model_validate_json(outcome.report)
 
     async def run(
         self,
@@ -203,13 +279,16 @@ class RunSession:
 
     def summary(self) -> RunSummary:
         """The run's summary; judge numbers come from the store when there is one."""
-        rejected = chain(*(w.rows for w in self.wrappers))  # all calls without a store
+        remote = self._remote
+        # all calls without a store; only the rejected ones with a store
+        rejected = chain(*(w.rows for w in self.wrappers), remote.rows)
         store = self.store
         rows = chain(store.judgment_rows(), rejected) if store is not None else rejected
         return self.builder.build(
             rows,
             # what batches answered in this session was made now, though read from the store
-            replayed=max(0, sum(w.replayed for w in self.wrappers) - self.batch_answers),
+            replayed=max(0, sum(w.replayed for w in self.wrappers) - self.batch_answers)
+            + remote.replayed,
             wall_s=time.perf_counter() - self._started,
             endpoints=self.endpoint_stats(),
         )

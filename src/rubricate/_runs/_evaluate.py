@@ -13,7 +13,7 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from .._reports import EvaluationReport
@@ -25,6 +25,9 @@ from ._fingerprint import item_key, run_fingerprints
 from ._progress import ProgressArg, make_progress
 from ._recording import RecordingJudge
 from ._result import ItemOutcome, RunResult
+
+if TYPE_CHECKING:
+    from ._remote import Executor
 
 __all__ = ["DATASET_COPY", "DEFAULT_CONCURRENCY", "evaluate", "evaluate_sync"]
 
@@ -55,6 +58,7 @@ async def evaluate(
     progress: ProgressArg = None,
     dataset_source: str | None = None,
     batch_api: bool | BatchOptions = False,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Grade every item of ``dataset`` with ``grader``; see the module docstring.
 
@@ -74,6 +78,10 @@ async def evaluate(
         dataset_source: where the dataset came from (stored for ``rubricate metrics``).
         batch_api: answer the judgments through the OpenAI Batch API at half price
             (needs ``run_dir``; a :class:`BatchOptions` sets polling and batch size).
+        executor: grade on these workers (``rubricate.integrations.ray.RayExecutor``)
+            instead of in this process; ``grader`` must then be the grader its spec
+            builds. This process still commits every judgment and item, so ``resume``
+            works the same; ``concurrency`` then applies to each worker.
 
     Raises:
         UsageError: a bad argument, or a run directory that does not fit (see ``force``).
@@ -95,8 +103,10 @@ async def evaluate(
                 "batch_api needs run_dir (--batch-api needs --run-dir): batch ids are committed "
                 "there, so a killed run resumes by polling the batches it already created"
             )
+    if batch is not None and executor is not None:
+        raise ConfigError("batch_api and executor do not go together: choose one")
     wrapper = RecordingJudge if batch is None else BatchJudge
-    with RunSession(grader, run_dir, total=scope, wrapper=wrapper) as session:
+    with RunSession(grader, run_dir, total=scope, wrapper=wrapper, executor=executor) as session:
         store = session.store
         if store is not None:
             fps = run_fingerprints(dataset, grader, session.described)
@@ -138,7 +148,8 @@ async def evaluate(
             outcome.report = report if store is None else None
             outcomes[job.index] = outcome
 
-        await session.run(jobs, concurrency=min(concurrency, scope) or 1, bar=bar, on_done=keep)
+        lanes = concurrency * (executor.width if executor is not None else 1)
+        await session.run(jobs, concurrency=min(lanes, scope) or 1, bar=bar, on_done=keep)
         summary = session.summary()
     done = [o for o in outcomes if o is not None]
     rd = Path(run_dir) if run_dir is not None else None

@@ -12,15 +12,33 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
 from .._judges._schema_check import schema_accepts
-from ._store import JudgmentRow, RunStore, response_from_json
+from ._store import JudgmentRow, response_from_json
 
-__all__ = ["CURRENT_ITEM", "RecordingJudge", "request_hash"]
+__all__ = ["CURRENT_ITEM", "JudgmentStore", "RecordingJudge", "request_hash"]
 
 CURRENT_ITEM: contextvars.ContextVar[str] = contextvars.ContextVar("rubricate_item", default="")
+
+
+class JudgmentStore(Protocol):
+    """Where a :class:`RecordingJudge` looks answers up and commits them (a :class:`RunStore`)."""
+
+    def get_judgment(self, item_key: str, request_hash: str, occurrence: int) -> str | None:
+        """Return the stored response JSON of a judgment, or None."""
+
+    def put_judgment(
+        self,
+        item_key: str,
+        request_hash: str,
+        occurrence: int,
+        judge: str,
+        r: JudgeResponse,
+        tags: str | None = None,
+    ) -> None:
+        """Commit one judgment."""
 
 
 def request_hash(judge_name: str, request: JudgeRequest) -> str:
@@ -48,7 +66,11 @@ class RecordingJudge:
     """
 
     def __init__(
-        self, inner: Judge, store: RunStore | None, *, stored_items: set[str] | None = None
+        self,
+        inner: Judge,
+        store: JudgmentStore | None,
+        *,
+        stored_items: set[str] | None = None,
     ) -> None:
         self._inner = inner
         self._store = store

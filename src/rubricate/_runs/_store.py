@@ -262,6 +262,14 @@ class RunStore:
         for key, judge, tags, response in cur:
             yield str(key), str(judge), tags, str(response)
 
+    def judgments_of(self, item_key: str) -> list[tuple[str, int, str]]:
+        """Return one item's stored judgments as (request hash, occurrence, response JSON)."""
+        cur = self._db.execute(
+            "SELECT request_hash, occurrence, response FROM judgments WHERE item_key=?",
+            (item_key,),
+        )
+        return [(str(h), int(o), str(r)) for h, o, r in cur]
+
     def items_with_judgments(self) -> set[str]:
         """Return the keys of the items that have at least one stored judgment."""
         return {r[0] for r in self._db.execute("SELECT DISTINCT item_key FROM judgments")}

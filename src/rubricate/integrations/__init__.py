@@ -1,0 +1,1 @@
+"""Integrations with engines that run elsewhere; each needs its own extra."""
