@@ -215,7 +215,8 @@ class RunSession:
                     event.tags,
                 )
             else:
-                row = JudgmentRow(event.judge, response.usage, response.cost, response.latency_s)
+                r = response
+                row = JudgmentRow(event.judge, r.usage, r.cost, r.latency_s, r.queue_s)
                 tally.rows.append(row)
         if outcome is None:
             raise RunError(f"the worker grading item {job.key!r} ended without its result")
