@@ -181,7 +181,7 @@ def test_configurations_batch_mode_cannot_run_are_refused(
     with pytest.raises(ConfigError, match="needs one --base-url"):
         evaluate_sync(ds, fleet, run_dir=tmp_path / "c", batch_api=True)
     with pytest.raises(ConfigError, match="--batch-size"):
-        BatchOptions(max_requests=50_001)
+        BatchOptions(max_requests=100_001)
     assert server.created == []
 
 

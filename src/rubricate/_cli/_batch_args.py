@@ -17,8 +17,9 @@ def add_batch_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--batch-api",
         action="store_true",
-        help="send the judgments through the OpenAI Batch API (openai/... judges; needs "
-        "--run-dir; a killed run resumes with --resume by polling its batches)",
+        help="send the judgments through the OpenAI Batch API (openai/... judges) or "
+        "Anthropic's Message Batches (anthropic/... judges) at half price; needs --run-dir; "
+        "a killed run resumes with --resume by polling its batches",
     )
     g.add_argument(
         "--batch-poll-s",
@@ -30,9 +31,17 @@ def add_batch_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--batch-size",
         type=int,
-        default=50_000,
+        default=None,
         metavar="N",
-        help="requests per batch at most (default and maximum 50000; files are also cut at 200 MB)",
+        help="requests per batch at most (default: the provider's limit, 50000 for OpenAI, "
+        "100000 for Anthropic; batches are also cut at 200 MB / 256 MB)",
+    )
+    g.add_argument(
+        "--batch-resubmit-lost",
+        action="store_true",
+        help="on resume, send again the requests of a batch whose create reply was lost when "
+        "the provider's list cannot tell which batch it was (Anthropic; the lost batch is "
+        "paid for but never read)",
     )
 
 
@@ -48,16 +57,24 @@ def batch_options(args: argparse.Namespace) -> Any:
     if not getattr(args, "batch_api", False):  # a Namespace made in Python may lack them
         if (
             getattr(args, "batch_poll_s", 30.0) != 30.0
-            or getattr(args, "batch_size", 50_000) != 50_000
+            or getattr(args, "batch_size", None) is not None
+            or getattr(args, "batch_resubmit_lost", False)
         ):
-            raise ConfigError("--batch-poll-s and --batch-size need --batch-api")
+            raise ConfigError(
+                "--batch-poll-s, --batch-size and --batch-resubmit-lost need --batch-api"
+            )
         return None
     if not args.run_dir:
         raise ConfigError(
             "--batch-api needs --run-dir: batch ids are committed there, so a killed run "
             "resumes (--resume) by polling the batches it already created"
         )
-    return BatchOptions(poll_s=args.batch_poll_s, max_requests=args.batch_size)
+    size = {} if args.batch_size is None else {"max_requests": args.batch_size}
+    return BatchOptions(
+        poll_s=args.batch_poll_s,
+        resubmit_lost=getattr(args, "batch_resubmit_lost", False),
+        **size,
+    )
 
 
 def batch_saving(costs: Sequence[float | None]) -> str:

@@ -3,12 +3,13 @@
 Every request a batch will carry is a row of ``batch_requests`` (keyed by its
 ``custom_id``, and by the judgment it answers: item, request hash, occurrence).
 A batch is a row of ``batches``, written with its requests assigned to it in one
-transaction *before* anything is uploaded; the uploaded file's id and the
+transaction *before* anything is uploaded; the uploaded file's id, the time the
+create call was first made (``intent``, committed just before it) and the
 provider's batch id are each committed the moment they are known. So a process
-killed at any point finds, on resume, either a batch it never created (its
-requests are still its own and are uploaded again), or a file with no batch id
-yet (the provider's list of batches is searched for that file before a new
-batch is created), or a batch id to poll. No batch is created twice.
+killed at any point finds, on resume, either a batch it never asked to create
+(its requests are still its own and are sent again), or a create call with no
+batch id yet (the provider's list of batches is searched, by input file or by
+creation time and size, before a new batch is created), or a batch id to poll.
 
 Request states: ``pending`` (no batch), ``queued`` (in a batch not yet
 collected), ``done`` (its answer is a stored judgment), ``error`` (a recorded
@@ -24,12 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._judges._base import JudgeResponse
+from .._judges._batch_common import TERMINAL
 from ._store import RunStore
 
 __all__ = ["TERMINAL", "BatchLedger", "BatchRow", "PendingRequest", "RequestState"]
-
-TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
-"""Provider batch statuses after which nothing more will be answered."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +42,7 @@ class BatchRow:
     batch_id: str | None
     status: str
     requests: int
+    intent: float | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,13 @@ class BatchLedger:
         ).fetchone()
         return None if row is None else (row[0], row[1], int(row[2]), row[3], row[4], row[5])
 
+    def body(self, custom_id: str) -> str | None:
+        """The stored request body (kept until the request is settled)."""
+        row = self._db.execute(
+            "SELECT body FROM batch_requests WHERE custom_id=?", (custom_id,)
+        ).fetchone()
+        return None if row is None else row[0]
+
     def answer(self, custom_id: str, judge: str, response: JudgeResponse) -> str | None:
         """Commit ``response`` as the request's judgment (no transaction of its own).
 
@@ -208,6 +215,20 @@ class BatchLedger:
             (file_id, time.time(), local),
         )
 
+    def set_intent(self, local: int) -> float:
+        """Commit the time of the first create call of a batch (kept if already set)."""
+        self._db.execute(
+            "UPDATE batches SET intent=COALESCE(intent, ?), updated=? WHERE id=?",
+            (time.time(), time.time(), local),
+        )
+        row = self._db.execute("SELECT intent FROM batches WHERE id=?", (local,)).fetchone()
+        return float(row[0])
+
+    def batch_ids(self) -> set[str]:
+        """The provider ids of the batches this run created or adopted."""
+        rows = self._db.execute("SELECT batch_id FROM batches WHERE batch_id IS NOT NULL")
+        return {str(r[0]) for r in rows}
+
     def set_batch(self, local: int, batch: dict[str, Any]) -> None:
         """Commit what the provider says of a batch (its id first of all)."""
         counts = (
@@ -239,7 +260,7 @@ class BatchLedger:
     def open_batches(self) -> list[BatchRow]:
         """The batches whose results are not all committed yet, oldest first."""
         cur = self._db.execute(
-            "SELECT id, provider, judge, input_file_id, batch_id, status, requests "
+            "SELECT id, provider, judge, input_file_id, batch_id, status, requests, intent "
             "FROM batches WHERE collected=0 ORDER BY id"
         )
         return [BatchRow(*r) for r in cur.fetchall()]

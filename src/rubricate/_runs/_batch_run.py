@@ -5,17 +5,23 @@ Before the usual pass of a run, :func:`run_batches` works in rounds:
 1. *collect*: the grader runs over the unfinished items with :class:`BatchJudge`
    wrappers; every question without a stored answer is written to the ledger;
 2. *submit*: the pending requests are cut into batches within the provider's
-   limits (requests and bytes per file, one judge per file); each batch is
-   committed with its requests *before* its file is uploaded, the file id and the
-   batch id are committed as soon as they come back (see ``_batch_ledger``);
+   limits (requests and bytes per batch, one judge per batch); each batch is
+   committed with its requests *before* anything is sent, the file id (OpenAI
+   uploads a file first), the time of the create call and the batch id are
+   committed as soon as they are known (see ``_batch_ledger``);
 3. *poll*: every open batch is polled each ``poll_s`` seconds; a finished one's
-   output and error files are read and committed in chunks as they download.
+   results (OpenAI's output and error files, Anthropic's results) are read and
+   committed in chunks as they download.
    Requests an expired, cancelled or failed batch did not answer go back to
    pending and into a later batch (at most ``max_submissions`` times each).
 
 A grader that asks follow-up questions (evidence checks ask for a quote after a
 MET) gets them answered in the next round; the rounds end when the grader asks
 nothing new. The run's usual pass then replays every answer from the store.
+
+Everything provider-specific sits behind the ``BatchAPI`` contract
+(``_judges/_batch_common.py``): ``OpenAIBatches`` for ``openai/`` judges,
+``AnthropicBatches`` (Message Batches) for ``anthropic/`` judges.
 """
 
 from __future__ import annotations
@@ -23,11 +29,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._errors import ConfigError, RunError, UsageError
-from .._judges._openai_batch import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, LineResult
+from .._judges._anthropic_batch import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS
+from .._judges._batch_common import AmbiguousBatch, BatchAPI, LineResult
 from ._batch_judge import BatchJudge
 from ._batch_ledger import TERMINAL, BatchLedger, BatchRow
 from ._engine import Job, RunSession, call_grader
@@ -49,6 +56,9 @@ class BatchOptions:
     max_bytes: int = MAX_BATCH_BYTES
     max_submissions: int = 3
     max_rounds: int = 8
+    resubmit_lost: bool = False
+    """Send again the requests of a batch whose create reply was lost and which
+    cannot be told apart from other batches (see ``AnthropicBatches.find``)."""
 
     def __post_init__(self) -> None:
         if not self.poll_s > 0:
@@ -56,10 +66,11 @@ class BatchOptions:
         if not 1 <= self.max_requests <= MAX_BATCH_REQUESTS:
             raise ConfigError(
                 f"--batch-size {self.max_requests!r} must be between 1 and {MAX_BATCH_REQUESTS} "
-                "(the OpenAI Batch API's limit of requests per file)"
+                "(Anthropic's limit of requests per batch; OpenAI's, 50000, applies to "
+                "openai/ judges whatever is asked)"
             )
         if not 1 <= self.max_bytes <= MAX_BATCH_BYTES:
-            raise ConfigError(f"max_bytes {self.max_bytes!r} must be between 1 and 200 MB")
+            raise ConfigError(f"max_bytes {self.max_bytes!r} must be between 1 and 256 MB")
 
 
 def check_batchable(grader: Any) -> None:
@@ -100,12 +111,14 @@ def refuse_open_batches(store: RunStore) -> None:
         )
 
 
-def adapter_for(judge: Any) -> Any:
+def adapter_for(judge: Any) -> BatchAPI:
     """The batch API of a judge as a run holds it (inside its reliability layer).
 
     Raises:
         ConfigError: the judge's backend has no batch API rubricate speaks.
     """
+    from .._judges._anthropic import AnthropicJudge
+    from .._judges._anthropic_batch import AnthropicBatches
     from .._judges._openai import OpenAIJudge
     from .._judges._openai_batch import OpenAIBatches
     from .._judges._reliable import ReliableJudge
@@ -114,11 +127,14 @@ def adapter_for(judge: Any) -> Any:
     backend = reliable.inner if reliable is not None else judge
     if isinstance(backend, OpenAIJudge):
         return OpenAIBatches(backend, reliable)
+    if isinstance(backend, AnthropicJudge):
+        return AnthropicBatches(backend, reliable)
     name = getattr(judge, "name", type(judge).__name__)
     raise ConfigError(
-        f"--batch-api sends judgments through the OpenAI Batch API, so every judge must be "
-        f"an 'openai/<model>' judge; {name!r} is not one (use --judge openai/..., or run "
-        "without --batch-api)"
+        "--batch-api sends judgments through the OpenAI Batch API or Anthropic's Message "
+        f"Batches, so every judge must be an 'openai/<model>' or 'anthropic/<model>' judge; "
+        f"{name!r} is not one (use --judge openai/... or anthropic/..., or run without "
+        "--batch-api)"
     )
 
 
@@ -144,7 +160,7 @@ async def run_batches(
         )
     ledger = BatchLedger(store)
     wrappers = [w for w in session.wrappers if isinstance(w, BatchJudge)]
-    adapters: dict[str, Any] = {}
+    adapters: dict[str, BatchAPI] = {}
     for w in wrappers:
         w.adapter = adapters.setdefault(w.name, adapter_for(w.inner))
         w.ledger = ledger
@@ -171,7 +187,7 @@ class _Runner:
         self,
         session: RunSession,
         ledger: BatchLedger,
-        adapters: dict[str, Any],
+        adapters: dict[str, BatchAPI],
         options: BatchOptions,
         progress: ProgressArg,
     ) -> None:
@@ -233,19 +249,20 @@ class _Runner:
                 row = BatchRow(local, adapter.provider, judge, None, None, "preparing", len(ids))
                 await self._create(row, lines)
 
-    def _next_file(self, judge: str, adapter: Any) -> tuple[list[bytes], list[str]]:
+    def _next_file(self, judge: str, adapter: BatchAPI) -> tuple[list[bytes], list[str]]:
         """The next batch's lines, within the request and byte limits."""
         opts = self.options
+        max_bytes = min(opts.max_bytes, adapter.max_bytes)
         lines: list[bytes] = []
         ids: list[str] = []
         size = 0
         too_big: list[str] = []
-        for req in self.ledger.pending(judge, limit=opts.max_requests):
+        for req in self.ledger.pending(judge, limit=min(opts.max_requests, adapter.max_requests)):
             line = adapter.line(req.custom_id, req.body)
-            if len(line) > opts.max_bytes:
+            if len(line) > max_bytes:
                 too_big.append(req.custom_id)
                 continue
-            if size + len(line) > opts.max_bytes:
+            if size + len(line) > max_bytes:
                 break
             lines.append(line)
             ids.append(req.custom_id)
@@ -256,7 +273,7 @@ class _Runner:
                     self.ledger.fail(
                         cid,
                         f"{judge}: the request is larger than a batch file may be "
-                        f"({opts.max_bytes} bytes)",
+                        f"({max_bytes} bytes)",
                         "bad_request",
                     )
         return lines, ids
@@ -264,34 +281,55 @@ class _Runner:
     async def _create(self, row: BatchRow, lines: list[bytes] | None = None) -> None:
         """Upload a batch's file (unless uploaded) and create the batch (unless created)."""
         adapter = self.adapters[row.judge]
-        file_id = row.input_file_id
-        if file_id is None:
+        ledger = self.ledger
+
+        def build() -> list[bytes]:
+            nonlocal lines
             if lines is None:
-                lines = [adapter.line(c, b) for c, b in self.ledger.batch_lines(row.id)]
+                lines = [adapter.line(c, b) for c, b in ledger.batch_lines(row.id)]
+            return lines
+
+        file_id = row.input_file_id
+        found = None
+        if file_id is not None or row.intent is not None:
+            # a killed session may have created it, the reply lost: look before creating
+            found = await self._find(adapter, row, row.intent)
+        if found is None and file_id is None:
             self.dir.mkdir(exist_ok=True)
             path = self.dir / f"batch-{row.id}.jsonl"
             tmp = path.with_suffix(".partial")
-            tmp.write_bytes(b"".join(lines))
+            tmp.write_bytes(b"".join(build()))
             tmp.replace(path)
-            file_id = await adapter.upload(path)
-            self.ledger.set_file(row.id, file_id)
+            file_id = await adapter.upload(path)  # None: the provider takes requests inline
+            if file_id is not None:
+                ledger.set_file(row.id, file_id)
             path.unlink(missing_ok=True)
-            found = None
-        else:  # uploaded by a killed session: its batch may exist though its id was lost
-            found = await adapter.find(file_id)
         for attempt in range(3):
             if found is None:
+                intent = ledger.set_intent(row.id)  # committed before the call
                 try:
-                    found = await adapter.create(file_id, {"rubricate_batch": str(row.id)})
+                    found = await adapter.create(file_id, build, row.id)
+                except AmbiguousBatch:
+                    raise
                 except RunError:
                     # the reply may be what failed: look before creating a second batch
-                    found = await adapter.find(file_id)
+                    found = await self._find(adapter, replace(row, input_file_id=file_id), intent)
                     if found is None and attempt == 2:
                         raise
             if found is not None:
-                self.ledger.set_batch(row.id, found)
+                ledger.set_batch(row.id, found)
                 return
             await asyncio.sleep(min(30.0, self.options.poll_s * 2**attempt))
+
+    async def _find(self, adapter: BatchAPI, row: BatchRow, since: float | None) -> Any:
+        try:
+            return await adapter.find(
+                row.input_file_id, row.requests, since, self.ledger.batch_ids()
+            )
+        except AmbiguousBatch:
+            if self.options.resubmit_lost:
+                return None  # the user chose to send the requests again
+            raise
 
     # -- poll and read -------------------------------------------------------------
     async def poll(self) -> None:
@@ -344,7 +382,7 @@ class _Runner:
                 if got is None:
                     continue
                 decision = _decision(got[4])
-                chunk.append(adapter.read(obj, decision))
+                chunk.append(adapter.read(obj, decision, ledger.body(cid)))
                 if len(chunk) >= _CHUNK:
                     seen += self._commit(row.judge, chunk, str(row.batch_id))
                     chunk = []

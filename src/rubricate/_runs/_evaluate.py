@@ -76,7 +76,8 @@ async def evaluate(
         progress: None draws a bar on stderr when it is a terminal; True/False force
             it; a callable gets ``(done, total)`` after each item.
         dataset_source: where the dataset came from (stored for ``rubricate metrics``).
-        batch_api: answer the judgments through the OpenAI Batch API at half price
+        batch_api: answer the judgments through the OpenAI Batch API or Anthropic's
+            Message Batches at half price
             (needs ``run_dir``; a :class:`BatchOptions` sets polling and batch size).
         executor: grade on these workers (``rubricate.integrations.ray.RayExecutor``)
             instead of in this process; ``grader`` must then be the grader its spec

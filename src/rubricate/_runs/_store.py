@@ -84,11 +84,18 @@ def _m4(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX batch_requests_state ON batch_requests (state, judge)")
 
 
+def _m5(db: sqlite3.Connection) -> None:
+    # when a batch's create call was first made: a provider whose batches carry no
+    # input file (Anthropic) finds a batch whose create reply was lost by this time
+    db.execute("ALTER TABLE batches ADD COLUMN intent REAL")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("0001_initial", _m1),
     ("0002_judgment_tags", _m2),
     ("0003_judgment_queue", _m3),
     ("0004_batch_api", _m4),
+    ("0005_batch_intent", _m5),
 ]
 
 
