@@ -314,6 +314,8 @@ def test_cli_refusals_name_the_flags(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "'openai/<model>'" in capsys.readouterr().err
     assert main(["evaluate", ds, "--judge", "fake", "--batch-poll-s", "1"]) == 1
     assert "need --batch-api" in capsys.readouterr().err
+    assert main(["evaluate", ds, "--judge", "fake", "--batch-resubmit-lost"]) == 1
+    assert "--batch-resubmit-lost need --batch-api" in capsys.readouterr().err
 
 
 def test_grade_batch_api_and_its_dry_run(

@@ -147,6 +147,22 @@ def test_expired_requests_are_resubmitted_alone(
     assert _states(tmp_path / "run") == {"done": ITEMS * CRITERIA}
 
 
+def test_requests_expired_too_often_are_recorded_failures(
+    server: AnthropicBatchServer, tmp_path: Path
+) -> None:
+    server.expire_after = 1  # one answered, the rest expire; no second chance allowed
+    options = BatchOptions(poll_s=0.01, max_submissions=1)
+    result = evaluate_sync(
+        _dataset(1), _grader(server), run_dir=tmp_path / "run", batch_api=options
+    )
+    assert result.summary.items_with_judge_errors == 1
+    assert _states(tmp_path / "run") == {"done": 1, "error": CRITERIA - 1}
+    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
+        (error,) = db.execute("SELECT error FROM batch_requests WHERE state='error'").fetchone()
+    assert "no answer after 1 batches" in error and "expired before it ran" in error
+    assert len(server.created) == 1
+
+
 def test_a_lost_create_reply_adopts_the_batch_by_time_and_size(
     server: AnthropicBatchServer, tmp_path: Path
 ) -> None:

@@ -198,6 +198,7 @@ class _Runner:
         self.options = options
         self.progress = progress
         self.dir = session.store.run_dir / "batches"
+        self.why: dict[str, str] = {}  # custom_id -> why its last batch left it unanswered
 
     async def collect(self, jobs: Iterator[Job], concurrency: int) -> int:
         """Grade every job once, deferring what has no answer; return how many wait."""
@@ -390,7 +391,11 @@ class _Runner:
         with ledger.store.transaction():
             for cid, submissions in ledger.unanswered(row.id):
                 if submissions >= self.options.max_submissions:
-                    why = _batch_errors(batch) or f"the batch ended {status}"
+                    why = (
+                        self.why.pop(cid, None)
+                        or _batch_errors(batch)
+                        or f"the batch ended {status}"
+                    )
                     ledger.fail(
                         cid,
                         f"{row.judge}: no answer after {submissions} batches "
@@ -415,7 +420,9 @@ class _Runner:
                         self.session.stored_items.add(item)
                         self.session.batch_answers += 1
                         settled += 1
-                elif not r.retry:
+                elif r.retry:
+                    self.why[r.custom_id] = r.error or "not answered"
+                else:
                     message = f"{judge}: {r.error} (batch {batch_id})"
                     settled += ledger.fail(r.custom_id, message, r.category)
         return settled
