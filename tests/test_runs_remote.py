@@ -67,7 +67,7 @@ async def test_worker_path_equals_local_path(tmp_path: Path, chat_server: ChatSe
     assert in_memory.summary.judge_calls == 24
 
 
-async def test_resume_on_workers_asks_only_what_is_missing(
+async def test_run_resumed_on_workers_asks_only_what_is_missing(
     tmp_path: Path, chat_server: ChatServer
 ) -> None:
     def flaky(body: object) -> Reply:  # item 3's second criterion fails the first time
@@ -78,9 +78,7 @@ async def test_resume_on_workers_asks_only_what_is_missing(
     chat_server.handler = flaky
     spec = _spec(chat_server)
     run_dir = tmp_path / "run"
-    first = await evaluate(
-        dataset(6), spec.build(), run_dir=run_dir, executor=InProcessExecutor(spec)
-    )
+    first = await evaluate(dataset(6), spec.build(), run_dir=run_dir)  # in process
     assert {o.key: o.status for o in first.outcomes}["it3"] == "partial"
     assert first.summary.errors.get("judge:server") == 1
     chat_server.requests.clear()

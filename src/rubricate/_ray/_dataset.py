@@ -8,9 +8,10 @@ concurrently on its own event loop. The rows come back with report columns added
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import json
 import os
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -90,16 +91,22 @@ class BatchGrader:
         self._columns = dict(columns)
         self._concurrency = concurrency
         self._include_report = include_report
-        # one loop for the actor's life: judges keep their HTTP sessions (and a local
-        # model its worker) across batches
-        self._loop = asyncio.new_event_loop()
-        self._lock = threading.Lock()
+        self._limit: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        atexit.register(self._close)
 
-    def __call__(self, batch: Any) -> Any:
-        """Grade every row of a pandas batch; return it with the report columns added."""
+    async def __call__(self, batch: Any) -> Any:
+        """Grade every row of a pandas batch; return it with the report columns added.
+
+        Async, so Ray Data runs several batches of one actor at once on the actor's
+        loop: a batch's slowest row does not hold the next batch back. At most
+        ``concurrency`` rows of the actor are graded at once, across its batches.
+        """
+        if self._limit is None:
+            self._limit = asyncio.Semaphore(self._concurrency)
+            self._loop = asyncio.get_running_loop()
         rows = batch.to_dict("records")
-        with self._lock:
-            graded = self._loop.run_until_complete(self._grade_all(rows))
+        graded = await asyncio.gather(*(self._one(r) for r in rows))
         out = batch.copy()
         for name in REPORT_COLUMNS:
             out[name] = [g[0][name] for g in graded]
@@ -107,14 +114,19 @@ class BatchGrader:
             out["report"] = [g[1] for g in graded]
         return out
 
-    async def _grade_all(self, rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Any]]:
-        sem = asyncio.Semaphore(self._concurrency)
+    async def _one(self, row: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        assert self._limit is not None
+        async with self._limit:
+            return await self._grade(row)
 
-        async def one(row: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-            async with sem:
-                return await self._grade(row)
-
-        return list(await asyncio.gather(*(one(r) for r in rows)))
+    def _close(self) -> None:
+        """Close the judges' HTTP sessions on the loop that opened them (at actor exit)."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or not loop.is_running():
+            return
+        done = asyncio.run_coroutine_threadsafe(loop.shutdown_asyncgens(), loop)
+        with contextlib.suppress(Exception):
+            done.result(timeout=5)
 
     async def _grade(self, row: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
         cols = self._columns
