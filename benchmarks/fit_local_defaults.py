@@ -1,14 +1,15 @@
 """Fit the bundled local judge's default calibration on the dev splits of our labelled data.
 
-Run: ``python benchmarks/fit_local_defaults.py [--only-multi-choice]`` (about 1 s per
-judgment). Grades the ``dev`` split of every authored dataset in ``benchmarks/data``
-and of the bundled LLM-Rubric dialogues with the local judge (``verdict-only``,
-evidence checks off, no calibration), fits the pooled groups only (every positive
-criterion; every penalty; multi-choice criteria by kind, size and option place: a
-user's own criteria never match ours word for word), and writes
-``src/rubricate/data/local_calibration.json``. ``--only-multi-choice`` grades only the
-multi-choice cases and keeps the binary groups already in that file.
-``judge_agreement.py`` reports every figure on the ``test`` splits, which this never sees.
+Run: ``python benchmarks/fit_local_defaults.py [--only-multi-choice] [-o FILE]`` (about
+1 s per judgment). Grades the binary cases of the ``dev`` split of every labelled
+dataset with the local judge (``verdict-only``, evidence checks off, no calibration),
+fits the pooled groups only (every positive criterion; every penalty: a user's own
+criteria never match ours), and writes ``src/rubricate/data/local_calibration.json``.
+``--only-multi-choice`` is the experiment behind the README's multi-choice paragraph: it
+grades the multi-choice dev cases (the LLM-Rubric dialogues included), fits groups by
+option place and writes them beside the shipped binary groups to ``-o FILE``; they are
+not shipped because they learned one dataset's mix of labels. ``judge_agreement.py``
+reports every figure on the ``test`` splits, which this never sees.
 """
 
 from __future__ import annotations
@@ -33,11 +34,6 @@ OUT = HERE.parent / "src" / "rubricate" / "data" / "local_calibration.json"
 BINARY_GROUPS = ("pooled:positive", "pooled:negative")
 
 
-def _shipped(group_id: str) -> bool:
-    """The groups the local judge ships: none tied to our own criteria or option words."""
-    return group_id in BINARY_GROUPS or group_id.startswith("pooled:positions:")
-
-
 async def main(only_multi_choice: bool, out: Path) -> None:
     grader = CriterionGrader(
         "local", verdict_method="verdict-only", evidence="off", calibration=None
@@ -46,30 +42,31 @@ async def main(only_multi_choice: bool, out: Path) -> None:
     ids: list[str] = []
     for name in DATASETS:
         cases = [
-            c
-            for c in load_cases(name)
-            if c.split == "dev" and (c.multi_choice or not only_multi_choice)
+            c for c in load_cases(name) if c.split == "dev" and c.multi_choice == only_multi_choice
         ]
         samples += await collect_samples(grader, cases)
         ids += sorted({f"{name}:{c.item_key}" for c in cases})
         print(f"{name}: {len(cases)} dev cases", file=sys.stderr, flush=True)
-    groups = [g for g in fit_groups(samples) if _shipped(g.id)]
-    if only_multi_choice:  # keep the shipped binary groups and the items they saw
-        kept = Calibration.load(OUT)
-        groups = [g for g in kept.groups if g.id in BINARY_GROUPS] + groups
-        ids = sorted(set(kept.train_ids) | set(ids))
-    cal = Calibration(
-        judge="local",
-        verdict_method="verdict-only",
-        dataset="rubricate benchmarks/data and the LLM-Rubric dialogues, dev splits: "
-        + ", ".join(DATASETS),
-        train_ids=ids,
-        groups=groups,
-    )
-    if only_multi_choice:  # the binary answers' shares: those are what a cascade escalates most
-        cal = cal.model_copy(update={"confidence_shares": kept.confidence_shares})
+    fitted = fit_groups(samples)
+    if only_multi_choice:
+        # the by-place groups beside the shipped binary groups, for judge_agreement.py to try
+        shipped = Calibration.load(OUT)
+        groups = [g for g in fitted if g.id.startswith("pooled:positions:")]
+        cal = shipped.model_copy(
+            update={
+                "groups": shipped.groups + groups,
+                "train_ids": sorted(set(shipped.train_ids) | set(ids)),
+            }
+        )
     else:
-        cal = cal.with_shares([(s.criterion, s.probabilities) for s in samples])
+        groups = [g for g in fitted if g.id in BINARY_GROUPS]
+        cal = Calibration(
+            judge="local",
+            verdict_method="verdict-only",
+            dataset="rubricate benchmarks/data, dev splits: " + ", ".join(DATASETS[:3]),
+            train_ids=ids,
+            groups=groups,
+        ).with_shares([(s.criterion, s.probabilities) for s in samples])
     cal.save(out)
     for g in groups:
         print(
@@ -84,7 +81,8 @@ if __name__ == "__main__":
     ap.add_argument(
         "--only-multi-choice",
         action="store_true",
-        help="grade and fit the multi-choice cases only; keep the shipped binary groups",
+        help="fit groups by option place on the multi-choice cases and write them beside the "
+        "shipped binary groups (an experiment: the README says why they are not shipped)",
     )
     ap.add_argument(
         "-o", "--output", type=Path, default=OUT, help=f"where to write (default {OUT})"

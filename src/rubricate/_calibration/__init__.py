@@ -1,6 +1,6 @@
 """Calibrating a judge on human labels (``rubricate calibrate``)."""
 
-from ._calibrate import calibrate, pick_training, samples_from_reports
+from ._calibrate import calibrate, pick_training
 from ._model import Calibration, CalibrationGroup, criterion_id
 from ._train import Sample, fit_groups
 
@@ -12,5 +12,4 @@ __all__ = [
     "criterion_id",
     "fit_groups",
     "pick_training",
-    "samples_from_reports",
 ]

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import UsageError
-from .._reports import EvaluationReport
 from ._examples import example_keys, labelled_answers, pick_examples
 from ._model import Calibration, criterion_id
 from ._train import Sample, fit_groups
 
-__all__ = ["calibrate", "pick_training", "samples_from_reports"]
+__all__ = ["calibrate", "pick_training"]
 
 
 def pick_training(
@@ -65,25 +64,6 @@ def pick_training(
     base = dataset._with_items(labelled)
     train, _ = base.split_train_test(n_train, stratify=True, seed=seed)
     return train
-
-
-def samples_from_reports(dataset: Any, reports: Sequence[EvaluationReport | None]) -> list[Sample]:
-    """Labelled judgments with probabilities, item by item and leaf by leaf."""
-    from .._metrics._compute import leaf_reports
-
-    out: list[Sample] = []
-    for item, report in zip(dataset.items, reports, strict=True):
-        if report is None or report.report is None or item.ground_truth is None:
-            continue
-        for cr, truth in zip(leaf_reports(report.report), item.ground_truth, strict=False):
-            if truth is None or cr.error is not None:
-                continue
-            probs = cr.probabilities  # the judge's own, also when a calibration was applied
-            if probs is None:
-                continue
-            label = truth.value if hasattr(truth, "value") else str(truth)
-            out.append(Sample(criterion=cr.criterion, probabilities=probs, truth=label))
-    return out
 
 
 async def calibrate(

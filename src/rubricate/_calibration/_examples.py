@@ -39,28 +39,20 @@ def labelled_answers(
     keys: Sequence[str], items: Sequence[Any], reports: Sequence[Any]
 ) -> list[Labelled]:
     """Every labelled leaf answer that carries the judge's probabilities."""
+    from .._graders._inputs import to_submission
     from .._metrics._compute import leaf_reports
 
     out: list[Labelled] = []
     for key, item, report in zip(keys, items, reports, strict=True):
         if report is None or report.report is None or item.ground_truth is None:
             continue
-        text = _text_of(item.submission)
+        text = to_submission(item.submission).output  # what was graded, thinking aside
         for cr, truth in zip(leaf_reports(report.report), item.ground_truth, strict=False):
             if truth is None or cr.error is not None or cr.probabilities is None:
                 continue
             label = truth.value if hasattr(truth, "value") else str(truth)
             out.append(Labelled(key, cr.criterion, text, dict(cr.probabilities), label))
     return out
-
-
-def _text_of(submission: Any) -> str:
-    if isinstance(submission, str):
-        return submission
-    output = getattr(submission, "output", None)
-    if isinstance(submission, dict):
-        output = submission.get("output")
-    return str(output if output is not None else submission)
 
 
 def pick_examples(

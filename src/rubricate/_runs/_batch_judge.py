@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, cast, get_args
 
-from .._errors import JudgeError
+from .._errors import JudgeError, JudgeErrorCategory
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
 from ._batch_ledger import BatchLedger
 from ._recording import RecordingJudge
@@ -85,17 +85,6 @@ class BatchJudge(RecordingJudge):
         raise Deferred(f"{self.name}: waiting for a provider batch", category="unknown")
 
 
-def _cat(state: Any) -> Any:
-    known = {
-        "rate_limit",
-        "server",
-        "timeout",
-        "connection",
-        "auth",
-        "bad_request",
-        "parse",
-        "refusal",
-        "function",
-        "unknown",
-    }
-    return state.category if state.category in known else "unknown"
+def _cat(state: Any) -> JudgeErrorCategory:
+    known: tuple[str, ...] = get_args(JudgeErrorCategory)
+    return cast(JudgeErrorCategory, state.category if state.category in known else "unknown")
