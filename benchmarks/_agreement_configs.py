@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rubricate._graders import CriterionGrader
-from rubricate._graders._prompts import (
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._prompts import (
     ABSENT,
     PRESENT,
     Prefix,
@@ -14,9 +14,9 @@ from rubricate._graders._prompts import (
     _option_line,
     shown_options,
 )
-from rubricate._judges._base import JudgeRequest
+from rubricjudge._judges._base import JudgeRequest
 
-# -- "before": rubricate's prompts before the trust work (reason, then verdict) ---------
+# -- "before": rubricjudge's prompts before the trust work (reason, then verdict) ---------
 _BEFORE_SYSTEM = (
     "You are a careful grader. You check a submission against one criterion.\n"
     "The submission and any quoted material sit between tags like <submission-1a2b3c4d> and "
@@ -176,8 +176,8 @@ async def _calibrated(
 ) -> Any:
     from _agreement_data import collect_samples
 
-    from rubricate._calibration import fit_groups
-    from rubricate._calibration._model import Calibration
+    from rubricjudge._calibration import fit_groups
+    from rubricjudge._calibration._model import Calibration
 
     grader = CriterionGrader("local", verdict_method=method, evidence="off", calibration=None)
     progress(f"  fitting a calibration on {len(dev)} dev cases")
@@ -202,7 +202,7 @@ class _Strong:
         self.calls = 0
 
     async def judge(self, request: JudgeRequest) -> Any:
-        from rubricate._judges._base import JudgeResponse
+        from rubricjudge._judges._base import JudgeResponse
 
         self.calls += 1
         sub = request.user[: request.shared_prefix_chars]

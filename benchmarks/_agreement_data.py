@@ -1,6 +1,6 @@
 """Labelled cases for ``judge_agreement.py``: one (item, criterion, human label) each.
 
-Datasets are rubricate dataset files whose items carry ``metadata.split`` (``dev``
+Datasets are rubricjudge dataset files whose items carry ``metadata.split`` (``dev``
 or ``test``, by question); the bundled LLM-Rubric dialogues are split by item id.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rubricate import CriterionVerdict, Rubric, RubricDataset, load_example_dataset
+from rubricjudge import CriterionVerdict, Rubric, RubricDataset, load_example_dataset
 
 HERE = Path(__file__).resolve().parent / "data"
 DATASETS: dict[str, str] = {
@@ -92,8 +92,8 @@ def load_cases(name: str, *, limit: int | None = None) -> list[Case]:
 
 async def collect_samples(grader: Any, cases: list[Case]) -> list[Any]:
     """Grade the cases' items; (criterion, the judge's probabilities, label) per case."""
-    from rubricate._calibration import Sample
-    from rubricate._metrics._compute import leaf_reports
+    from rubricjudge._calibration import Sample
+    from rubricjudge._metrics._compute import leaf_reports
 
     by_item: dict[str, list[Case]] = {}
     for c in cases:

@@ -2,10 +2,10 @@
 
 Run: ``python benchmarks/_data.py stats`` (counts per file, split and kind of case),
 ``python benchmarks/_data.py ids NAME dev > dev_ids.txt`` (the item ids of one split,
-for ``rubricate calibrate NAME.json --train-ids dev_ids.txt``), or
+for ``rubricjudge calibrate NAME.json --train-ids dev_ids.txt``), or
 ``python benchmarks/_data.py pairs`` (counts of the preference pairs).
 
-Every dataset file is a rubricate dataset (``RubricDataset.from_file`` reads it) whose
+Every dataset file is a rubricjudge dataset (``RubricDataset.from_file`` reads it) whose
 items carry ``metadata.split`` (``dev`` or ``test``) and ``metadata.question``; the
 split is by question, so no question has items in both. Preference pairs live in
 ``benchmarks/data/pairs/*.jsonl`` (layout in benchmarks/data/README.md).
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rubricate import CriterionVerdict, DataItem, Rubric, RubricDataset
+from rubricjudge import CriterionVerdict, DataItem, Rubric, RubricDataset
 
 DATA = Path(__file__).resolve().parent / "data"
 PAIRS = DATA / "pairs"

@@ -4,7 +4,7 @@ Against an aiohttp server answering every Messages call with the test suite's
 tool-call reply (in a child process, so it does not share our GIL; keep-alive, unlike
 the stdlib stand-in the tests use), the same requests are made three ways, in alternating rounds:
 
-* ``sdk``: rubricate's ``anthropic/`` backend as shipped (the official SDK, httpx);
+* ``sdk``: rubricjudge's ``anthropic/`` backend as shipped (the official SDK, httpx);
 * ``sdk+aiohttp``: the same backend with the SDK's own aiohttp transport, when
   ``httpx-aiohttp`` is installed;
 * ``aiohttp``: bare aiohttp POSTs of the same pre-serialised bodies, with the
@@ -66,7 +66,7 @@ SCHEMA = {
 
 
 def _request(i: int) -> Any:
-    from rubricate._judges._base import JudgeRequest
+    from rubricjudge._judges._base import JudgeRequest
 
     return JudgeRequest(
         system="You judge one criterion.",
@@ -98,8 +98,8 @@ async def _measure(
 async def main_async(args: argparse.Namespace, base_url: str) -> None:
     import aiohttp
 
-    from rubricate._judges._anthropic import AnthropicJudge
-    from rubricate._judges._base import JudgeConfig
+    from rubricjudge._judges._anthropic import AnthropicJudge
+    from rubricjudge._judges._base import JudgeConfig
 
     cfg = JudgeConfig(base_url=base_url, api_key="k", timeout_s=30.0)
     sdk = AnthropicJudge("claude-bench", cfg)

@@ -12,7 +12,7 @@ runs in a fresh process so peak memory is per size.
 
 After the runs it measures, at the first size and in the same run, what bounds
 the ratio: the same judge with its HTTP call made by the official ``openai`` SDK
-instead of rubricate's aiohttp path (``--judge sdk``; the SDK's aiohttp transport
+instead of rubricjudge's aiohttp path (``--judge sdk``; the SDK's aiohttp transport
 and a pre-serialised body, the leanest path the SDK offers), the run machinery
 with no HTTP at all (``--judge stub``: a judge that sleeps ``--delay``), and the
 server alone, driven by a raw-socket client that costs almost nothing. The
@@ -48,7 +48,7 @@ def serve(delay: float) -> None:
     """Run the chat server (in its own process, so it does not share our GIL)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from chat_server import ChatServer, Reply, schema_of
-    from rubricate._judges._fake import fake_reply_for_schema
+    from rubricjudge._judges._fake import fake_reply_for_schema
 
     server = ChatServer().start()
     server.handler = lambda body: Reply.json(
@@ -70,8 +70,8 @@ def probe_server(url: str, concurrency: int, requests: int, server_pid: int) -> 
     from urllib.parse import urlparse
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from rubricate._graders._prompts import criterion_schema
-    from rubricate._model import Criterion
+    from rubricjudge._graders._prompts import criterion_schema
+    from rubricjudge._model import Criterion
 
     u = urlparse(url)
     schema = criterion_schema(Criterion(name="c", requirement="r"))
@@ -134,8 +134,8 @@ class StubJudge:
         return "stub"
 
     async def judge(self, request: Any) -> Any:
-        from rubricate._judges._base import JudgeResponse
-        from rubricate._judges._fake import fake_reply_for_schema
+        from rubricjudge._judges._base import JudgeResponse
+        from rubricjudge._judges._fake import fake_reply_for_schema
 
         async with self.gate:
             await asyncio.sleep(self.delay)
@@ -152,9 +152,9 @@ def sdk_judge(url: str, concurrency: int) -> Any:
     except ImportError:
         from httpx import Response  # type: ignore[assignment,no-redef]
 
-    from rubricate._judges._base import JudgeConfig, JudgeRequest, JudgeResponse
-    from rubricate._judges._openai import OpenAIJudge
-    from rubricate._judges._reliable import make_reliable
+    from rubricjudge._judges._base import JudgeConfig, JudgeRequest, JudgeResponse
+    from rubricjudge._judges._openai import OpenAIJudge
+    from rubricjudge._judges._reliable import make_reliable
 
     class SDKJudge(OpenAIJudge):
         client: Any = None
@@ -181,11 +181,11 @@ def sdk_judge(url: str, concurrency: int) -> Any:
 
 
 def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: str | None) -> dict:
-    from rubricate._dataset import DataItem, RubricDataset
-    from rubricate._graders import CriterionGrader
-    from rubricate._judges._registry import get_judge
-    from rubricate._model import Criterion, Rubric
-    from rubricate._runs import evaluate
+    from rubricjudge._dataset import DataItem, RubricDataset
+    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._judges._registry import get_judge
+    from rubricjudge._model import Criterion, Rubric
+    from rubricjudge._runs import evaluate
 
     rubric = Rubric(
         [
@@ -269,7 +269,7 @@ def explain(http: dict, sdk: dict, stub: dict, server: dict, ideal: float, cores
     return [
         f"same judge, HTTP by the official openai SDK: {sdk['ratio']:.2f} of ideal, "
         f"{sdk['client_cpu_ms_per_judgment']:.2f} ms client CPU per judgment "
-        f"(rubricate's aiohttp path: {http['ratio']:.2f}, "
+        f"(rubricjudge's aiohttp path: {http['ratio']:.2f}, "
         f"{http['client_cpu_ms_per_judgment']:.2f} ms)",
         f"run machinery alone (judge that only sleeps, no HTTP): {stub['ratio']:.2f} of ideal, "
         f"{stub['client_cpu_ms_per_judgment']:.2f} ms CPU per judgment",

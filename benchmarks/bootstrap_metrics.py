@@ -10,11 +10,11 @@ import time
 
 import numpy as np
 
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._metrics import compute_metrics
-from rubricate._model import Criterion, CriterionOption, Rubric
-from rubricate._scoring import finalize
-from rubricate._verdicts import reports_from_verdicts
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._metrics import compute_metrics
+from rubricjudge._model import Criterion, CriterionOption, Rubric
+from rubricjudge._scoring import finalize
+from rubricjudge._verdicts import reports_from_verdicts
 
 LEVELS = ["1", "2", "3", "4"]
 

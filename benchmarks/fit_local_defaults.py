@@ -4,7 +4,7 @@ Run: ``python benchmarks/fit_local_defaults.py [--only-multi-choice] [-o FILE]``
 1 s per judgment). Grades the binary cases of the ``dev`` split of every labelled
 dataset with the local judge (``verdict-only``, evidence checks off, no calibration),
 fits the pooled groups only (every positive criterion; every penalty: a user's own
-criteria never match ours), and writes ``src/rubricate/data/local_calibration.json``.
+criteria never match ours), and writes ``src/rubricjudge/data/local_calibration.json``.
 ``--only-multi-choice`` is the experiment behind the README's multi-choice paragraph: it
 grades the multi-choice dev cases (the LLM-Rubric dialogues included), fits groups by
 option place and writes them beside the shipped binary groups to ``-o FILE``; they are
@@ -22,15 +22,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-os.environ.setdefault("RUBRICATE_CACHE_DIR", str(HERE / ".cache"))
+os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 
 from _agreement_data import collect_samples, load_cases  # noqa: E402
 
-from rubricate._calibration import Calibration, Sample, fit_groups  # noqa: E402
-from rubricate._graders import CriterionGrader  # noqa: E402
+from rubricjudge._calibration import Calibration, Sample, fit_groups  # noqa: E402
+from rubricjudge._graders import CriterionGrader  # noqa: E402
 
 DATASETS = ("pilot_physics", "authored_mixed", "authored_science", "llm_rubric")
-OUT = HERE.parent / "src" / "rubricate" / "data" / "local_calibration.json"
+OUT = HERE.parent / "src" / "rubricjudge" / "data" / "local_calibration.json"
 BINARY_GROUPS = ("pooled:positive", "pooled:negative")
 
 
@@ -63,7 +63,7 @@ async def main(only_multi_choice: bool, out: Path) -> None:
         cal = Calibration(
             judge="local",
             verdict_method="verdict-only",
-            dataset="rubricate benchmarks/data, dev splits: " + ", ".join(DATASETS[:3]),
+            dataset="rubricjudge benchmarks/data, dev splits: " + ", ".join(DATASETS[:3]),
             train_ids=ids,
             groups=groups,
         ).with_shares([(s.criterion, s.probabilities) for s in samples])

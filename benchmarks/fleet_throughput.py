@@ -36,7 +36,7 @@ def serve(delay: float, slots: int) -> None:
     """Run one chat server with ``slots`` request slots (in its own process)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from chat_server import ChatServer, Reply, schema_of
-    from rubricate._judges._fake import fake_reply_for_schema
+    from rubricjudge._judges._fake import fake_reply_for_schema
 
     gate = threading.Semaphore(slots)
 
@@ -67,11 +67,11 @@ def measure(
     urls: list[str], items: int, concurrency: int, kill: subprocess.Popen[str] | None = None
 ) -> Any:
     """Grade ``items`` items over the fleet ``urls``; kill ``kill`` half-way if given."""
-    from rubricate._dataset import DataItem, RubricDataset
-    from rubricate._graders import CriterionGrader
-    from rubricate._judges._registry import get_judge
-    from rubricate._model import Criterion, Rubric
-    from rubricate._runs import evaluate
+    from rubricjudge._dataset import DataItem, RubricDataset
+    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._judges._registry import get_judge
+    from rubricjudge._model import Criterion, Rubric
+    from rubricjudge._runs import evaluate
 
     rubric = Rubric(
         [Criterion(name=f"c{i}", requirement=f"The answer meets {i}.") for i in range(CRITERIA)]

@@ -1,4 +1,4 @@
-"""``rubricate grade`` beside ``rubricate evaluate``: calls per second, same server, one run.
+"""``rubricjudge grade`` beside ``rubricjudge evaluate``: calls per second, same server, one run.
 
 Both commands run as real subprocesses against ``tests/chat_server.py`` (in its own
 process) with the OpenAI judge: N items x 1 criterion, each with the response cache
@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--delay", type=float, default=0.0, help="server reply delay (s)")
     args = ap.parse_args()
     server, url = _server(args.delay)
-    cli = [sys.executable, "-m", "rubricate._cli.main"]
+    cli = [sys.executable, "-m", "rubricjudge._cli.main"]
     judge = ["--judge", "openai/bench", "--base-url", url, "--concurrency", str(args.concurrency)]
     ideal = f", ideal {args.concurrency / args.delay:.0f}/s" if args.delay else ""
     print(
@@ -99,7 +99,7 @@ def main() -> None:
                         env = {
                             **os.environ,
                             "OPENAI_API_KEY": "x",
-                            "RUBRICATE_CACHE_DIR": str(tmp / f"cache-{name}-{n}-{cache}"),
+                            "RUBRICJUDGE_CACHE_DIR": str(tmp / f"cache-{name}-{n}-{cache}"),
                         }
                         off = ["--no-cache"] if cache == "off" else []
                         if name == "grade":

@@ -25,13 +25,13 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-os.environ.setdefault("RUBRICATE_CACHE_DIR", str(HERE / ".cache"))
+os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 
 from _agreement_data import load_cases  # noqa: E402
 
-from rubricate._graders import RubricAsJudgeGrader  # noqa: E402
-from rubricate._graders._prompts import holistic_schema  # noqa: E402
-from rubricate._judges._base import JudgeRequest  # noqa: E402
+from rubricjudge._graders import RubricAsJudgeGrader  # noqa: E402
+from rubricjudge._graders._prompts import holistic_schema  # noqa: E402
+from rubricjudge._judges._base import JudgeRequest  # noqa: E402
 
 _OLD_SYSTEM = (
     "You score a submission from 0 to 100 against a weighted rubric.\n"
@@ -50,7 +50,7 @@ class _Before(RubricAsJudgeGrader):
     default_system_prompt = _OLD_SYSTEM
 
     def _request(self, ctx: Any) -> JudgeRequest:
-        from rubricate._graders._prompts import build_prefix
+        from rubricjudge._graders._prompts import build_prefix
 
         prefix = build_prefix(ctx.submission, query=ctx.query, reference=ctx.reference)
         lines = []

@@ -15,7 +15,7 @@ splits are by question, so no question is in both.
 
 Configurations:
 
-* ``before``: the prompts and reply layout of rubricate 0.1 (reason, then verdict)
+* ``before``: the prompts and reply layout of rubricjudge 0.1 (reason, then verdict)
   as they were before the trust work, for reference;
 * ``reason-first``, ``verdict-first``, ``verdict-only``: today's prompts in each
   reply layout, the verdict taken from the label probabilities where the judge has them;
@@ -47,7 +47,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ.setdefault("RUBRICATE_CACHE_DIR", str(Path(__file__).resolve().parent / ".cache"))
+os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(Path(__file__).resolve().parent / ".cache"))
 
 from _agreement_configs import CONFIGS, make_grader  # noqa: E402
 from _agreement_data import DATASETS, Case, load_cases  # noqa: E402

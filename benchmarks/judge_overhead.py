@@ -1,7 +1,7 @@
-"""What the judge layer costs on top of raw HTTP, and how long ``import rubricate`` takes.
+"""What the judge layer costs on top of raw HTTP, and how long ``import rubricjudge`` takes.
 
 Against the test chat server replying instantly (in a child process, so it does not
-share our GIL), the same HTTP client (rubricate's ``Endpoint``, what the
+share our GIL), the same HTTP client (rubricjudge's ``Endpoint``, what the
 ``openai/`` judge sends through) makes N calls twice: raw POSTs of the same
 pre-built bodies, and through ``get_judge``'s layer (cache off, retries armed,
 provider limits on, request building, parsing, cost). Rounds alternate; the best
@@ -49,9 +49,9 @@ async def bench(
 ) -> tuple[list[float], list[float], float]:
     import openai
 
-    from rubricate._judges._base import JudgeConfig, JudgeRequest
-    from rubricate._judges._openai import OpenAIJudge
-    from rubricate._judges._reliable import make_reliable
+    from rubricjudge._judges._base import JudgeConfig, JudgeRequest
+    from rubricjudge._judges._openai import OpenAIJudge
+    from rubricjudge._judges._reliable import make_reliable
 
     config = JudgeConfig(base_url=base_url, api_key="bench", cache=False, concurrency=concurrency)
     bare = OpenAIJudge("bench", config)
@@ -110,9 +110,9 @@ async def bench(
 
 async def layer_only(calls: int, concurrency: int) -> float:
     """Microseconds the layer adds per call around a backend that answers instantly."""
-    from rubricate._judges._base import JudgeConfig, JudgeRequest, JudgeResponse
-    from rubricate._judges._reliable import Provider, ReliableJudge
-    from rubricate._reports import TokenUsage
+    from rubricjudge._judges._base import JudgeConfig, JudgeRequest, JudgeResponse
+    from rubricjudge._judges._reliable import Provider, ReliableJudge
+    from rubricjudge._reports import TokenUsage
 
     usage = TokenUsage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
 
@@ -139,7 +139,7 @@ def import_time(runs: int = 7) -> tuple[float, str]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import rubricate"], check=True)
+        subprocess.run([sys.executable, "-c", "import rubricjudge"], check=True)
         times.append(time.perf_counter() - start)
     base = []
     for _ in range(runs):
@@ -147,17 +147,17 @@ def import_time(runs: int = 7) -> tuple[float, str]:
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         base.append(time.perf_counter() - start)
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import rubricate"],
+        [sys.executable, "-X", "importtime", "-c", "import rubricjudge"],
         capture_output=True,
         text=True,
         check=True,
     ).stderr
-    line = next(x for x in out.splitlines() if x.rstrip().endswith("| rubricate"))
+    line = next(x for x in out.splitlines() if x.rstrip().endswith("| rubricjudge"))
     cumulative_us = int(line.split("|")[1])
     heavy = [m for m in ("openai", "httpx", "aiohttp", "genai_prices", "anthropic", "llama_cpp")]
     heavy = [m for m in heavy if f"| {m}" in out]
     report = (
-        f"import rubricate: {statistics.median(times):.3f} s wall (python -c pass: "
+        f"import rubricjudge: {statistics.median(times):.3f} s wall (python -c pass: "
         f"{statistics.median(base):.3f} s); -X importtime cumulative {cumulative_us / 1e6:.3f} s; "
         f"heavy modules imported: {heavy or 'none'}"
     )

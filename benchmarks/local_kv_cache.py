@@ -19,19 +19,19 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from rubricate import JudgeError
-from rubricate._graders._inputs import Submission
-from rubricate._graders._prompts import (
+from rubricjudge import JudgeError
+from rubricjudge._graders._inputs import Submission
+from rubricjudge._graders._prompts import (
     SYSTEM_CRITERION,
     build_prefix,
     criterion_prompt,
     criterion_schema,
 )
-from rubricate._judges import _local
-from rubricate._judges._base import JudgeConfig, JudgeRequest
-from rubricate._judges._local import LocalJudge
-from rubricate._judges._local_worker import shared_scheduler
-from rubricate._model import Criterion
+from rubricjudge._judges import _local
+from rubricjudge._judges._base import JudgeConfig, JudgeRequest
+from rubricjudge._judges._local import LocalJudge
+from rubricjudge._judges._local_worker import shared_scheduler
+from rubricjudge._model import Criterion
 
 ANSWER = (
     "Photosynthesis is the process by which green plants, algae and some bacteria turn light "

@@ -14,8 +14,8 @@ import json
 import time
 from pathlib import Path
 
-from rubricate import Rubric
-from rubricate._graders import CriterionGrader, PerCriterionOneShotGrader
+from rubricjudge import Rubric
+from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader
 
 ROOT = Path(__file__).resolve().parent.parent
 

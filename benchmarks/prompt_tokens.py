@@ -1,4 +1,4 @@
-"""Prompt tokens per judged criterion: rubricate's default prompts against the seeds'.
+"""Prompt tokens per judged criterion: rubricjudge's default prompts against the seeds'.
 
 Run: ``python benchmarks/prompt_tokens.py``. Tokens are estimated as characters / 4.
 
@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rubricate import Criterion, Rubric
-from rubricate._graders import CriterionGrader
-from rubricate._graders._prompts import approx_tokens
+from rubricjudge import Criterion, Rubric
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._prompts import approx_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTORUBRIC_SYSTEM_CHARS = 7710
@@ -107,17 +107,17 @@ def main() -> None:
     print("prompt tokens per judged criterion (chars / 4):")
     print(f"{'':24}{'total':>8}{'overhead':>10}")
     for name, total in (
-        ("rubricate", ours_total),
+        ("rubricjudge", ours_total),
         ("autorubric", auto_total),
         ("rubric (1.3)", rub_total),
     ):
         print(f"{name:24}{total / n:8.0f}{(total - content) / n:10.0f}")
     print(
-        f"rubricate, not counting the cached shared prefix: {ours_uncached / n:.0f} tokens "
+        f"rubricjudge, not counting the cached shared prefix: {ours_uncached / n:.0f} tokens "
         "per criterion after the first"
     )
-    print(f"ratio autorubric / rubricate: {auto_total / ours_total:.1f}x")
-    print(f"ratio rubric / rubricate: {rub_total / ours_total:.1f}x")
+    print(f"ratio autorubric / rubricjudge: {auto_total / ours_total:.1f}x")
+    print(f"ratio rubric / rubricjudge: {rub_total / ours_total:.1f}x")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ def serve(delay: float) -> None:
     """Run the chat server (in its own process, so it shares no GIL with the driver)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from chat_server import ChatServer, Reply, schema_of
-    from rubricate._judges._fake import fake_reply_for_schema
+    from rubricjudge._judges._fake import fake_reply_for_schema
 
     server = ChatServer().start()
     server.handler = lambda body: Reply.json(
@@ -54,7 +54,7 @@ def serve(delay: float) -> None:
 
 
 def _dataset(n: int, criteria: int) -> Any:
-    from rubricate import Criterion, DataItem, Rubric, RubricDataset
+    from rubricjudge import Criterion, DataItem, Rubric, RubricDataset
 
     rubric = Rubric(
         [Criterion(name=f"c{j}", requirement=f"Requirement {j} holds.") for j in range(criteria)]
@@ -72,8 +72,8 @@ def _line(name: str, wall: float, judgments: int, base: float | None, note: str 
 def run_all(spec: Any, items: int, criteria: int, concurrency: int, title: str) -> list[str]:
     import ray
 
-    from rubricate._runs import evaluate_sync
-    from rubricate.integrations.ray import RayExecutor, grade_dataset
+    from rubricjudge._runs import evaluate_sync
+    from rubricjudge.integrations.ray import RayExecutor, grade_dataset
 
     ds = _dataset(items, criteria)
     judgments = items * criteria
@@ -151,7 +151,7 @@ def main() -> None:
         return
 
     warnings.simplefilter("ignore", DeprecationWarning)  # Ray Data's own settings
-    os.environ.setdefault("RUBRICATE_CACHE_DIR", tempfile.mkdtemp(prefix="ray-bench-cache-"))
+    os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", tempfile.mkdtemp(prefix="ray-bench-cache-"))
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve", str(args.delay)],
         stdin=subprocess.PIPE,
@@ -163,7 +163,7 @@ def main() -> None:
         url = server.stdout.readline().strip()
         import ray
 
-        from rubricate import GraderSpec
+        from rubricjudge import GraderSpec
 
         ray.init(num_cpus=args.cpus, include_dashboard=False, logging_level="ERROR")
         ray.data.DataContext.get_current().enable_progress_bars = False

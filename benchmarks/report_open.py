@@ -18,14 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from rubricate import (
+from rubricjudge import (
     Criterion,
     CriterionReport,
     CriterionVerdict,
     EvaluationReport,
     TokenUsage,
 )
-from rubricate._report import write_report
+from rubricjudge._report import write_report
 
 CRITERIA = [
     Criterion(name=f"c{i}", weight=1 if i < 3 else -1, requirement=f"Requirement number {i}")

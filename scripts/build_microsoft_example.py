@@ -26,12 +26,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from rubricate import Criterion, CriterionOption, Rubric
-from rubricate._dataset import DataItem, RubricDataset
+from rubricjudge import Criterion, CriterionOption, Rubric
+from rubricjudge._dataset import DataItem, RubricDataset
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = Path("/work/shared/data/llm_rubric_microsoft")
-DEFAULT_OUT = ROOT / "src" / "rubricate" / "data" / "llm_rubric_microsoft.jsonl"
+DEFAULT_OUT = ROOT / "src" / "rubricjudge" / "data" / "llm_rubric_microsoft.jsonl"
 UPSTREAM = "https://github.com/microsoft/LLM-Rubric"
 COMMIT = "70d56fc4e9a26e60642bc14b62b96d2d0a500edd"
 NA = "N/A"

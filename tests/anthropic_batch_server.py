@@ -44,7 +44,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from anthropic_server import tool_use
-from rubricate._judges._fake import fake_reply_for_schema
+from rubricjudge._judges._fake import fake_reply_for_schema
 
 __all__ = ["AnthropicBatchServer"]
 

@@ -45,7 +45,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from chat_server import Reply, _completion, schema_of
-from rubricate._judges._fake import fake_reply_for_schema
+from rubricjudge._judges._fake import fake_reply_for_schema
 
 __all__ = ["BatchServer"]
 

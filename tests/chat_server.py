@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from rubricate._judges._fake import fake_reply_for_schema
+from rubricjudge._judges._fake import fake_reply_for_schema
 
 __all__ = ["ChatServer", "RecordedRequest", "Reply", "schema_of"]
 

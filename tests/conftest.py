@@ -16,7 +16,7 @@ def chat_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cha
 
     The judge response cache is moved into ``tmp_path`` so no test touches ``~/.cache``.
     """
-    monkeypatch.setenv("RUBRICATE_CACHE_DIR", str(tmp_path / "judge-cache"))
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "judge-cache"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with ChatServer() as server:
         yield server

@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 from chat_server import ChatServer
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._registry import get_judge
-from rubricate._judges._reliable import ReliableJudge
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._registry import get_judge
+from rubricjudge._judges._reliable import ReliableJudge
 
 SECRET = "sk-test-SECRET-do-not-store-123"
 

@@ -1,6 +1,6 @@
 """Database URLs for the registry tests: an SQLite file, and PostgreSQL when configured.
 
-PostgreSQL runs when ``RUBRICATE_TEST_POSTGRES_URL`` is set (``.ci/run`` starts a
+PostgreSQL runs when ``RUBRICJUDGE_TEST_POSTGRES_URL`` is set (``.ci/run`` starts a
 server and sets it); each test gets its own schema, dropped afterwards.
 """
 
@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-PG_ENV = "RUBRICATE_TEST_POSTGRES_URL"
+PG_ENV = "RUBRICJUDGE_TEST_POSTGRES_URL"
 BACKENDS = [
     "sqlite",
     pytest.param(

@@ -13,13 +13,13 @@ import random
 from pathlib import Path
 from typing import Any
 
-from rubricate import Criterion, CriterionOption, JudgeError, Rubric, RubricDataset
-from rubricate._calibration import Calibration, CalibrationGroup
-from rubricate._graders import CriterionGrader
-from rubricate._graders._ensemble import JudgeSpec
-from rubricate._judges._base import JudgeRequest, JudgeResponse
-from rubricate._judges._fake import FakeJudge, fake_reply_for_schema
-from rubricate._runs import evaluate_sync
+from rubricjudge import Criterion, CriterionOption, JudgeError, Rubric, RubricDataset
+from rubricjudge._calibration import Calibration, CalibrationGroup
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._ensemble import JudgeSpec
+from rubricjudge._judges._base import JudgeRequest, JudgeResponse
+from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
+from rubricjudge._runs import evaluate_sync
 
 HOSTILE = "</script><img src=x onerror=\"document.title='pwned'\"><!-- <b>bold</b>"
 PRICE = "price <i>$5</i>-$10"  # HTML for the page and mathtext for matplotlib: both text

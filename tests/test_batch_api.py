@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 
 from batch_server import BatchServer
-from rubricate._cli.main import main
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._errors import ConfigError, UsageError
-from rubricate._graders import CriterionGrader
-from rubricate._model import Criterion, Rubric
-from rubricate._runs import BatchOptions, evaluate_sync
+from rubricjudge._cli.main import main
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._errors import ConfigError, UsageError
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._model import Criterion, Rubric
+from rubricjudge._runs import BatchOptions, evaluate_sync
 
 ITEMS, CRITERIA = 10, 3
 FAST = BatchOptions(poll_s=0.01, max_requests=7)
@@ -35,7 +35,7 @@ FAST = BatchOptions(poll_s=0.01, max_requests=7)
 @pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BatchServer]:
     """A Batch API server; the judge cache lives in ``tmp_path``."""
-    monkeypatch.setenv("RUBRICATE_CACHE_DIR", str(tmp_path / "judge-cache"))
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "judge-cache"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with BatchServer() as s:
         yield s
@@ -194,7 +194,7 @@ def test_a_run_with_batches_out_resumes_only_with_batch_api(
     with pytest.raises(TimeoutError):
         import asyncio
 
-        from rubricate._runs import evaluate
+        from rubricjudge._runs import evaluate
 
         async def bounded() -> None:
             await asyncio.wait_for(
@@ -217,7 +217,7 @@ def _write(tmp: Path) -> None:
 
 def _cli(tmp: Path, server: BatchServer, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "rubricate._cli.main", "evaluate", str(tmp / "ds.json"),
+        sys.executable, "-m", "rubricjudge._cli.main", "evaluate", str(tmp / "ds.json"),
         "--judge", "openai/gpt-4.1-mini", "--base-url", server.base_url,
         "--run-dir", str(tmp / "run"), "--evidence", "off", "--batch-api",
         "--batch-poll-s", "0.02", "--batch-size", "10", *extra,
@@ -229,7 +229,7 @@ def test_sigkill_while_polling_then_resume_creates_no_batch_twice(
     server: BatchServer, tmp_path: Path
 ) -> None:
     _write(tmp_path)
-    env = {**os.environ, "RUBRICATE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": "src"}
+    env = {**os.environ, "RUBRICJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": "src"}
     server.hold.set()  # batches stay in_progress: the process is polling when killed
     log = tmp_path / "stderr.txt"
     with log.open("w") as err:
@@ -270,7 +270,7 @@ def test_sigkill_after_the_batch_was_created_but_before_its_id_came_back(
     server: BatchServer, tmp_path: Path
 ) -> None:
     _write(tmp_path)
-    env = {**os.environ, "RUBRICATE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": "src"}
+    env = {**os.environ, "RUBRICJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": "src"}
     server.hang_create = True  # the first batch is created, its reply never sent
     log = tmp_path / "stderr.txt"
     with log.open("w") as err:

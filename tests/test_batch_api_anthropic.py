@@ -23,15 +23,15 @@ import pytest
 
 from anthropic_batch_server import AnthropicBatchServer
 from anthropic_server import AnthropicServer, tool_use
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._errors import RunError
-from rubricate._graders import CriterionGrader
-from rubricate._judges._anthropic_batch import AnthropicBatches
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._registry import get_judge
-from rubricate._model import Criterion, Rubric
-from rubricate._runs import BatchOptions, evaluate_sync
-from rubricate._runs._batch_run import adapter_for
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._errors import RunError
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._anthropic_batch import AnthropicBatches
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._registry import get_judge
+from rubricjudge._model import Criterion, Rubric
+from rubricjudge._runs import BatchOptions, evaluate_sync
+from rubricjudge._runs._batch_run import adapter_for
 
 ITEMS, CRITERIA = 10, 3
 FAST = BatchOptions(poll_s=0.01, max_requests=7)
@@ -41,7 +41,7 @@ MODEL = "anthropic/claude-test"
 @pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AnthropicBatchServer]:
     """A Message Batches server; the judge cache lives in ``tmp_path``."""
-    monkeypatch.setenv("RUBRICATE_CACHE_DIR", str(tmp_path / "judge-cache"))
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "judge-cache"))
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     with AnthropicBatchServer() as s:
         yield s
@@ -197,7 +197,7 @@ def test_an_ambiguous_lost_create_is_refused_until_the_user_decides(
 # -- killed processes ---------------------------------------------------------------------
 def _cli(tmp: Path, server: AnthropicBatchServer, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "rubricate._cli.main", "evaluate", str(tmp / "ds.json"),
+        sys.executable, "-m", "rubricjudge._cli.main", "evaluate", str(tmp / "ds.json"),
         "--judge", MODEL, "--base-url", server.base_url,
         "--run-dir", str(tmp / "run"), "--evidence", "off", "--batch-api",
         "--batch-poll-s", "0.02", "--batch-size", "10", *extra,
@@ -207,7 +207,7 @@ def _cli(tmp: Path, server: AnthropicBatchServer, *extra: str) -> list[str]:
 def _env(tmp: Path) -> dict[str, str]:
     return {
         **os.environ,
-        "RUBRICATE_CACHE_DIR": str(tmp / "cache"),
+        "RUBRICJUDGE_CACHE_DIR": str(tmp / "cache"),
         "PYTHONPATH": "src",
         "ANTHROPIC_API_KEY": "sk-ant-test",
     }

@@ -1,4 +1,4 @@
-"""Benchmark data: every file loads with rubricate's own loader and splits by question."""
+"""Benchmark data: every file loads with rubricjudge's own loader and splits by question."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rubricate import CriterionVerdict, RubricDataset
+from rubricjudge import CriterionVerdict, RubricDataset
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
@@ -146,7 +146,7 @@ def test_a_malformed_pair_is_refused_with_its_line(tmp_path: Path):
     row = {
         "id": "x",
         "query": "q",
-        "rubric": {"format": "rubricate/1", "criteria": [{"requirement": "r", "weight": 1}]},
+        "rubric": {"format": "rubricjudge/1", "criteria": [{"requirement": "r", "weight": 1}]},
         "a": "one",
         "b": "two",
         "better": "c",

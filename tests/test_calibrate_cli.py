@@ -1,4 +1,4 @@
-"""Token probabilities over the wire, and `rubricate calibrate` -> grade -> metrics end to end.
+"""Token probabilities over the wire, and `rubricjudge calibrate` -> grade -> metrics end to end.
 
 The judge is an OpenAI-compatible server on 127.0.0.1 (tests/chat_server.py) that
 answers with ``logprobs``: a biased judge that says "yes" far too readily, which
@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from chat_server import ChatServer, Reply
-from rubricate import Criterion, CriterionVerdict, Rubric
-from rubricate._calibration._model import criterion_id
-from rubricate._cli.main import main
-from rubricate._graders import CriterionGrader
-from rubricate._judges._registry import get_judge
+from rubricjudge import Criterion, CriterionVerdict, Rubric
+from rubricjudge._calibration._model import criterion_id
+from rubricjudge._cli.main import main
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._registry import get_judge
 
 MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET
 
@@ -71,7 +71,7 @@ def test_a_server_that_refuses_logprobs_still_judges(chat_server: ChatServer) ->
 
 def labelled(tmp_path: Path, n: int = 60) -> Path:
     rubric = {
-        "format": "rubricate/1",
+        "format": "rubricjudge/1",
         "name": "r",
         "criteria": [
             {"name": "a", "requirement": "States A", "weight": 1.0},
@@ -145,7 +145,7 @@ def test_calibrate_refuses_too_few_labels_or_no_probabilities(
 def test_grade_dry_run_estimates_the_cascade(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rubricate._calibration import Calibration, CalibrationGroup
+    from rubricjudge._calibration import Calibration, CalibrationGroup
 
     rubric = tmp_path / "r.yaml"
     rubric.write_text("- name: a\n  weight: 1\n  requirement: States A\n")

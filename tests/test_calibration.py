@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rubricate import ConfigError, Criterion, CriterionOption, UsageError
-from rubricate._calibration import Calibration, Sample, fit_groups
-from rubricate._calibration._fit import apply_fit, fit_scale_bias
-from rubricate._calibration._model import criterion_id, group_ids
+from rubricjudge import ConfigError, Criterion, CriterionOption, UsageError
+from rubricjudge._calibration import Calibration, Sample, fit_groups
+from rubricjudge._calibration._fit import apply_fit, fit_scale_bias
+from rubricjudge._calibration._model import criterion_id, group_ids
 
 POS = Criterion(name="c", weight=1, requirement="States that energy is conserved")
 NEG = Criterion(name="f", weight=-1, requirement="Claims that energy is destroyed")
@@ -146,7 +146,7 @@ def test_file_round_trip_and_errors_name_the_file(tmp_path: Path) -> None:
     assert Calibration.load(path) == cal
     assert not list(tmp_path.glob(".cal.json.*"))  # the temporary file was renamed
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"format": "rubricate-calibration/1", "judge": "x"}))
+    bad.write_text(json.dumps({"format": "rubricjudge-calibration/1", "judge": "x"}))
     with pytest.raises(ConfigError, match=r"bad.json: verdict_method: Field required"):
         Calibration.load(bad)
     bad.write_text("{not json")

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from rubricate import Criterion, CriterionOption, CriterionVerdict, Rubric, VerdictError
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._errors import DatasetError
+from rubricjudge import Criterion, CriterionOption, CriterionVerdict, Rubric, VerdictError
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._errors import DatasetError
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 

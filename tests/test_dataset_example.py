@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from rubricate import CriterionVerdict
-from rubricate._dataset import RubricDataset
-from rubricate._errors import ConfigError
-from rubricate._examples import example_datasets, load_example_dataset
+from rubricjudge import CriterionVerdict
+from rubricjudge._dataset import RubricDataset
+from rubricjudge._errors import ConfigError
+from rubricjudge._examples import example_datasets, load_example_dataset
 
-SHARED = Path(os.environ.get("RUBRICATE_SHARED_DATA", "/work/shared/data")) / "llm_rubric_microsoft"
+SHARED = (
+    Path(os.environ.get("RUBRICJUDGE_SHARED_DATA", "/work/shared/data")) / "llm_rubric_microsoft"
+)
 QUESTIONS = ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "Q0"]
 
 
@@ -46,7 +48,7 @@ def test_shape(example: RubricDataset) -> None:
 
 
 def test_bundle_is_small_and_licensed() -> None:
-    data = resources.files("rubricate").joinpath("data")
+    data = resources.files("rubricjudge").joinpath("data")
     assert data.joinpath("llm_rubric_microsoft.jsonl").read_bytes().__len__() < 1_500_000
     licence = data.joinpath("llm_rubric_microsoft.LICENSE").read_text(encoding="utf-8")
     assert "MIT License" in licence and "Microsoft" in licence
@@ -57,7 +59,7 @@ def test_bundle_is_small_and_licensed() -> None:
 def _tsv() -> dict[str, dict[str, str]]:
     path = SHARED / "human_judges_real_convs_FIXED_ANON.tsv"
     if not path.is_file():
-        pytest.skip(f"upstream TSV not available at {path} (set RUBRICATE_SHARED_DATA)")
+        pytest.skip(f"upstream TSV not available at {path} (set RUBRICJUDGE_SHARED_DATA)")
     with path.open(encoding="utf-8") as f:
         return {row["text_id"]: row for row in csv.DictReader(f, delimiter="\t")}
 

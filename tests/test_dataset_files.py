@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubricate import Criterion, CriterionOption, CriterionVerdict, Rubric
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._errors import DatasetError, RubricateError
+from rubricjudge import Criterion, CriterionOption, CriterionVerdict, Rubric
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._errors import DatasetError, RubricJudgeError
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 
@@ -235,7 +235,7 @@ def test_bad_rubric_inside_a_dataset_names_its_place(tmp_path: Path) -> None:
     }
     path = tmp_path / "data.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(RubricateError, match=r"data\.json: items\[0\]\.rubric") as e:
+    with pytest.raises(RubricJudgeError, match=r"data\.json: items\[0\]\.rubric") as e:
         RubricDataset.from_file(path)
     assert "weight" in str(e.value)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubricate import Criterion, CriterionOption, JudgeError, Rubric
-from rubricate._feedback import (
+from rubricjudge import Criterion, CriterionOption, JudgeError, Rubric
+from rubricjudge._feedback import (
     generate_criterion_feedback,
     generate_deterministic_summary,
     generate_feedback_summary,
 )
-from rubricate._judges._fake import FakeJudge
-from rubricate._scoring import finalize, reports_from_verdicts
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._scoring import finalize, reports_from_verdicts
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0, description="Unclear"),

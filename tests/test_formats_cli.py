@@ -1,4 +1,4 @@
-"""``rubricate validate / convert / schema`` through the real command line."""
+"""``rubricjudge validate / convert / schema`` through the real command line."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import jsonschema_rs
 import pytest
 import yaml
 
-from rubricate import Rubric
-from rubricate._cli.main import main
+from rubricjudge import Rubric
+from rubricjudge._cli.main import main
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
@@ -97,7 +97,7 @@ def test_convert_to_stdout_and_file(tmp_path: Path, capsys: pytest.CaptureFixtur
     captured = capsys.readouterr()
     assert captured.err == ""  # nothing lost
     assert Rubric.from_yaml(captured.out) == Rubric.from_file(src)
-    assert yaml.safe_load(captured.out)["format"] == "rubricate/1"
+    assert yaml.safe_load(captured.out)["format"] == "rubricjudge/1"
     out = tmp_path / "quiz.json"
     assert main(["convert", str(src), "--to", "dataknobs", "-o", str(out)]) == 0
     captured = capsys.readouterr()
@@ -153,13 +153,13 @@ def test_schema_is_a_json_schema_that_accepts_native_dumps(
         dumped = Rubric.from_file(EXAMPLES / name).to_dict()
         errors = [e.message for e in validator.iter_errors(dumped)]
         assert errors == [], (name, errors)
-    bad = {"format": "rubricate/1", "criteria": [{"requirement": "x", "colour": "blue"}]}
+    bad = {"format": "rubricjudge/1", "criteria": [{"requirement": "x", "colour": "blue"}]}
     assert not validator.is_valid(bad)
     assert not validator.is_valid({"criteria": [{"requirement": "x"}]})  # marker required
 
 
 def test_openrubricrl_validate_flags(capsys: pytest.CaptureFixture[str]) -> None:
-    from rubricate._cli.main import main as cli
+    from rubricjudge._cli.main import main as cli
 
     path = str(
         Path(__file__).parent.parent / "examples" / "openrubricrl" / "code_quality_basic.json"

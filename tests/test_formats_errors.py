@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from rubricate import Problem, Rubric, RubricError
-from rubricate._formats import load_data, load_file, validate_data
+from rubricjudge import Problem, Rubric, RubricError
+from rubricjudge._formats import load_data, load_file, validate_data
 
 BAD = Path(__file__).parent / "data" / "bad"
 
@@ -77,7 +77,7 @@ def test_native_rejects_unknown_and_foreign_keys() -> None:
 
 def test_native_unknown_top_level_and_nested_keys() -> None:
     data = {
-        "format": "rubricate/1",
+        "format": "rubricjudge/1",
         "criteria": [
             {"requirement": "r", "options": [{"label": "a", "value": 1.0, "score": 1}],
              "scoring_method": {"type": "json_schema", "schema": {"type": "object"}}},
@@ -88,12 +88,12 @@ def test_native_unknown_top_level_and_nested_keys() -> None:
     assert "unknown key 'title'" in found["title"]
     assert "unknown key 'score'" in found["criteria[0].options[0].score"]
     assert "json_schema" in found["criteria[0].scoring_method.schema"]
-    wrong = by_path(validate_data({"format": "rubricate/9", "criteria": [{"requirement": "r"}]}))
-    assert "'rubricate/1'" in wrong["format"]
+    wrong = by_path(validate_data({"format": "rubricjudge/9", "criteria": [{"requirement": "r"}]}))
+    assert "'rubricjudge/1'" in wrong["format"]
 
 
 def test_missing_requirement_is_reported_under_its_native_name() -> None:
-    found = by_path(validate_data({"format": "rubricate/1", "criteria": [{"weight": 1.0}]}))
+    found = by_path(validate_data({"format": "rubricjudge/1", "criteria": [{"weight": 1.0}]}))
     assert found == {"criteria[0].requirement": "required key 'requirement' is missing; add it"}
 
 
@@ -119,7 +119,7 @@ def test_empty_and_wrong_shapes() -> None:
     assert validate_data([{"title": "S", "criteria": "x"}])[0].path == "[0].criteria"
     assert (
         "at least one criterion"
-        in validate_data({"format": "rubricate/1", "criteria": []})[0].message
+        in validate_data({"format": "rubricjudge/1", "criteria": []})[0].message
     )
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from rubricate import ConfigError, Criterion, Rubric, RubricError, ScoringType
-from rubricate._formats import (
+from rubricjudge import ConfigError, Criterion, Rubric, RubricError, ScoringType
+from rubricjudge._formats import (
     detect_format,
     load_data,
     load_file,
@@ -211,7 +211,7 @@ def test_yaml_tags_cannot_build_objects(tmp_path: Path) -> None:
     ("data", "expected"),
     [
         (FLAT, "autorubric"),
-        ({"format": "rubricate/1", "criteria": []}, "native"),
+        ({"format": "rubricjudge/1", "criteria": []}, "native"),
         ({"criteria": FLAT, "guidelines": "g"}, "autorubric"),
         ({"criteria": [{"name": "x", "description": "d", "weight": 1.0}]}, "openrubricrl"),
         ({"criteria": [], "scale": {}}, "openrubricrl"),

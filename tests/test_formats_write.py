@@ -10,7 +10,7 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from rubricate import (
+from rubricjudge import (
     CalibrationExample,
     ConfigError,
     Criterion,
@@ -21,7 +21,7 @@ from rubricate import (
     ScoringMethod,
     ScoringType,
 )
-from rubricate._formats import convert_rubric, dump_file, load_data, load_file, load_text
+from rubricjudge._formats import convert_rubric, dump_file, load_data, load_file, load_text
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 ALL_EXAMPLES = sorted(
@@ -86,7 +86,7 @@ def test_native_round_trip_is_exact(tmp_path: Path) -> None:
     for name in ("r.yaml", "r.json"):
         r.to_file(tmp_path / name)
         assert Rubric.from_file(tmp_path / name) == r
-    assert json.loads((tmp_path / "r.json").read_text())["format"] == "rubricate/1"
+    assert json.loads((tmp_path / "r.json").read_text())["format"] == "rubricjudge/1"
     assert yaml.safe_load((tmp_path / "r.yaml").read_text())["criteria"][0]["requirement"] == (
         "Facts right\nand cited"
     )

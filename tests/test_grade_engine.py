@@ -1,4 +1,4 @@
-"""``rubricate grade`` on the runs engine: streamed, bounded, resumable, the concurrency asked for.
+"""``rubricjudge grade`` on the runs engine: streamed, bounded, resumable, concurrent.
 
 The judges are the real OpenAI backend talking to the scripted chat server, or the
 fake judge through the registry; a killed ``grade`` is a real subprocess.
@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from chat_server import ChatServer, Reply, schema_of
-from rubricate import Criterion, CriterionGrader, Rubric
-from rubricate._cli.cmd_grade import _grade_all, _Source
-from rubricate._cli.main import main
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge, fake_reply_for_schema
+from rubricjudge import Criterion, CriterionGrader, Rubric
+from rubricjudge._cli.cmd_grade import _grade_all, _Source
+from rubricjudge._cli.main import main
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
 
 ITEM = re.compile(r"SUBMISSION-(\d+)")
 
@@ -62,7 +62,7 @@ def test_the_concurrency_asked_for_is_the_concurrency_given(
     tmp_path: Path, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """--concurrency 64 once kept 32 calls in flight: the provider's default limit bound."""
-    monkeypatch.setenv("RUBRICATE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "cache"))
     chat_server.handler = _slow(0.2)
     rubric, answers = _rubric(tmp_path / "r.yaml"), _input(tmp_path / "in.jsonl", 256)
     out = tmp_path / "out.jsonl"
@@ -149,11 +149,11 @@ def test_sigkill_then_resume_writes_every_line_and_repeats_nothing(
     out, run_dir = tmp_path / "out.jsonl", tmp_path / "run"
     out.write_text("the previous results\n")
     cmd = [
-        sys.executable, "-m", "rubricate._cli.main", "grade", str(rubric), str(answers),
+        sys.executable, "-m", "rubricjudge._cli.main", "grade", str(rubric), str(answers),
         "-o", str(out), "--judge", "openai/test", "--base-url", chat_server.base_url,
         "--run-dir", str(run_dir), "--concurrency", str(concurrency),
     ]  # fmt: skip
-    env = {**os.environ, "RUBRICATE_CACHE_DIR": str(tmp_path / "cache-1")}
+    env = {**os.environ, "RUBRICJUDGE_CACHE_DIR": str(tmp_path / "cache-1")}
     log = tmp_path / "stderr.txt"
     with log.open("w") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
@@ -168,7 +168,7 @@ def test_sigkill_then_resume_writes_every_line_and_repeats_nothing(
     first = len(chat_server.chat_requests)
 
     chat_server.requests.clear()
-    env["RUBRICATE_CACHE_DIR"] = str(tmp_path / "cache-2")  # only the run store remembers
+    env["RUBRICJUDGE_CACHE_DIR"] = str(tmp_path / "cache-2")  # only the run store remembers
     done = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     second = Counter(_item(r.json) for r in chat_server.chat_requests)

@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from rubricate import CalibrationExample, ConfigError, Criterion, CriterionGrader, FakeJudge, Rubric
-from rubricate._cli.main import main
+from rubricjudge import (
+    CalibrationExample,
+    ConfigError,
+    Criterion,
+    CriterionGrader,
+    FakeJudge,
+    Rubric,
+)
+from rubricjudge._cli.main import main
 
 EXAMPLES = {
     "excellent": [CalibrationExample(output="EX-ONE", score=9.0, explanation="why one")],

@@ -1,4 +1,4 @@
-"""``rubricate grade``: input, ordered incremental output, summary, dry run, servers."""
+"""``rubricjudge grade``: input, ordered incremental output, summary, dry run, servers."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from chat_server import ChatServer, Reply
-from rubricate import Criterion, Rubric
-from rubricate._cli.cmd_grade import _grade_all, _Source
-from rubricate._cli.main import main
-from rubricate._graders import CriterionGrader
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
+from rubricjudge import Criterion, Rubric
+from rubricjudge._cli.cmd_grade import _grade_all, _Source
+from rubricjudge._cli.main import main
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
 
 RUBRIC = """\
 - name: cause
@@ -289,7 +289,7 @@ def test_replies_that_are_not_json_are_recorded_as_parse_errors(
 
 
 def test_progress_bar_draws_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rubricate._runs._progress import make_progress
+    from rubricjudge._runs._progress import make_progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError, Criterion, CriterionOption, CriterionVerdict, Rubric
-from rubricate._graders import CriterionGrader, LengthPenalty, PerCriterionGrader
-from rubricate._graders._inputs import compute_length_penalty, to_submission
-from rubricate._graders._judging import shuffle_order
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
+from rubricjudge import ConfigError, Criterion, CriterionOption, CriterionVerdict, Rubric
+from rubricjudge._graders import CriterionGrader, LengthPenalty, PerCriterionGrader
+from rubricjudge._graders._inputs import compute_length_penalty, to_submission
+from rubricjudge._graders._judging import shuffle_order
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 

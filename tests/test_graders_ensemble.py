@@ -7,11 +7,18 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError, Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric
-from rubricate._graders import CriterionGrader, JudgeSpec, PerCriterionOneShotGrader
-from rubricate._graders._ensemble import check_aggregation, decide_binary, decide_options
-from rubricate._graders._judging import shuffle_order
-from rubricate._judges._fake import FakeJudge
+from rubricjudge import (
+    ConfigError,
+    Criterion,
+    CriterionOption,
+    CriterionVerdict,
+    JudgeError,
+    Rubric,
+)
+from rubricjudge._graders import CriterionGrader, JudgeSpec, PerCriterionOneShotGrader
+from rubricjudge._graders._ensemble import check_aggregation, decide_binary, decide_options
+from rubricjudge._graders._judging import shuffle_order
+from rubricjudge._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 POS = Criterion(requirement="good thing", weight=5)

@@ -6,9 +6,16 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError, Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric
-from rubricate._graders import CriterionGrader
-from rubricate._judges._fake import FakeJudge
+from rubricjudge import (
+    ConfigError,
+    Criterion,
+    CriterionOption,
+    CriterionVerdict,
+    JudgeError,
+    Rubric,
+)
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 
@@ -184,7 +191,7 @@ async def test_fallback_verdicts_score_even_when_every_criterion_failed(rubric: 
 
 
 async def test_a_subclass_aggregate_decides_the_score(rubric: Rubric) -> None:
-    from rubricate import CriterionReport, EvaluationReport
+    from rubricjudge import CriterionReport, EvaluationReport
 
     class MetShare(CriterionGrader):
         async def aggregate(  # type: ignore[override]
@@ -208,7 +215,7 @@ async def test_a_subclass_aggregate_decides_the_score(rubric: Rubric) -> None:
 async def test_holistic_all_negative_raw_score_follows_the_seed_formula() -> None:
     # the seed: raw_score = llm / 100 * total_positive_weight, so 0.0 with no positive
     # weight (the `rubric` package's code gives -2.4 here; the README lists the difference)
-    from rubricate._graders import RubricAsJudgeGrader
+    from rubricjudge._graders import RubricAsJudgeGrader
 
     faults = Rubric(
         [
@@ -222,7 +229,7 @@ async def test_holistic_all_negative_raw_score_follows_the_seed_formula() -> Non
 
 
 async def test_autorubric_llm_config_names_the_judge(rubric: Rubric) -> None:
-    from rubricate import LLMConfig
+    from rubricjudge import LLMConfig
 
     grader = CriterionGrader(llm_config=LLMConfig(model="fake", temperature=0.0, max_tokens=64))
     assert grader.judge_ids == ["fake"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from rubricate import (
+from rubricjudge import (
     ConfigError,
     Criterion,
     CriterionOption,
@@ -15,10 +15,10 @@ from rubricate import (
     Rubric,
     ScoringMethod,
 )
-from rubricate._graders import CriterionGrader, PerCriterionOneShotGrader
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
-from rubricate._methods import FunctionRegistry
+from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._methods import FunctionRegistry
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 LEVELS = [

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from rubricate import Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric, Scale
-from rubricate._graders import PerCriterionOneShotGrader, RubricAsJudgeGrader
-from rubricate._graders._prompts import SYSTEM_CRITERION, SYSTEM_ONESHOT
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
+from rubricjudge import Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric, Scale
+from rubricjudge._graders import PerCriterionOneShotGrader, RubricAsJudgeGrader
+from rubricjudge._graders._prompts import SYSTEM_CRITERION, SYSTEM_ONESHOT
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 
@@ -175,7 +175,7 @@ async def test_holistic_failures(rubric: Rubric) -> None:
 
 
 async def test_holistic_ensemble_is_a_weighted_mean(rubric: Rubric) -> None:
-    from rubricate._graders import JudgeSpec
+    from rubricjudge._graders import JudgeSpec
 
     judges = [
         JudgeSpec(FakeJudge(default={"reason": "", "score": 90}), id="x", weight=3),

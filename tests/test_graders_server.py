@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 
 from chat_server import ChatServer, Reply, schema_of
-from rubricate import Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric
-from rubricate._graders import (
+from rubricjudge import Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric
+from rubricjudge._graders import (
     CriterionGrader,
     JudgeSpec,
     PerCriterionOneShotGrader,
     RubricAsJudgeGrader,
 )
-from rubricate._graders._prompts import SYSTEM_CRITERION, SYSTEM_HOLISTIC, SYSTEM_ONESHOT
-from rubricate._judges._registry import get_judge
+from rubricjudge._graders._prompts import SYSTEM_CRITERION, SYSTEM_HOLISTIC, SYSTEM_ONESHOT
+from rubricjudge._judges._registry import get_judge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 LEVELS = [

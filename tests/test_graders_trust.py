@@ -10,11 +10,18 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError, Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric
-from rubricate._calibration import Calibration, CalibrationGroup
-from rubricate._graders import CriterionGrader
-from rubricate._judges._base import JudgeRequest, JudgeResponse
-from rubricate._judges._fake import FakeJudge
+from rubricjudge import (
+    ConfigError,
+    Criterion,
+    CriterionOption,
+    CriterionVerdict,
+    JudgeError,
+    Rubric,
+)
+from rubricjudge._calibration import Calibration, CalibrationGroup
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._base import JudgeRequest, JudgeResponse
+from rubricjudge._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 LEVELS = [

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rubricate import ConfigError, Criterion, HybridMetric, Rubric, Scale
-from rubricate._graders import CriterionGrader
-from rubricate._hybrid import (
+from rubricjudge import ConfigError, Criterion, HybridMetric, Rubric, Scale
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._hybrid import (
     HybridGrader,
     MetricError,
     MetricInput,
@@ -19,8 +19,8 @@ from rubricate._hybrid import (
     register_metric,
     unregister_metric,
 )
-from rubricate._judges._fake import FakeJudge
-from rubricate._reports import MetricResult
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._reports import MetricResult
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 

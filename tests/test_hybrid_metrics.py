@@ -7,9 +7,16 @@ import sys
 import pytest
 from sacrebleu.metrics import BLEU, CHRF
 
-from rubricate._hybrid import MetricError, MetricInput, count_syllables, flesch_reading_ease
-from rubricate._hybrid._readability import readability, text_counts
-from rubricate._hybrid._text import bleu, chrf, exact_match, normalize_answer, rouge, rouge_variant
+from rubricjudge._hybrid import MetricError, MetricInput, count_syllables, flesch_reading_ease
+from rubricjudge._hybrid._readability import readability, text_counts
+from rubricjudge._hybrid._text import (
+    bleu,
+    chrf,
+    exact_match,
+    normalize_answer,
+    rouge,
+    rouge_variant,
+)
 
 PRED = "the cat sat on the mat"
 REF = "the cat sat on a mat"
@@ -63,9 +70,9 @@ def test_missing_reference_is_an_error_not_zero(metric: object) -> None:
 def test_missing_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sacrebleu", None)
     monkeypatch.setitem(sys.modules, "rouge_score", None)
-    with pytest.raises(MetricError, match=r"rubricate\[hybrid\]"):
+    with pytest.raises(MetricError, match=r"rubricjudge\[hybrid\]"):
         bleu(inp(PRED, REF))
-    with pytest.raises(MetricError, match=r"rubricate\[hybrid\]"):
+    with pytest.raises(MetricError, match=r"rubricjudge\[hybrid\]"):
         rouge(inp(PRED, REF))
 
 

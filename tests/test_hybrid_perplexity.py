@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from rubricate import Criterion, HybridMetric, Rubric
-from rubricate._graders import CriterionGrader
-from rubricate._hybrid import HybridGrader, MetricError, Perplexity, perplexity_to_unit
-from rubricate._judges._fake import FakeJudge
+from rubricjudge import Criterion, HybridMetric, Rubric
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._hybrid import HybridGrader, MetricError, Perplexity, perplexity_to_unit
+from rubricjudge._judges._fake import FakeJudge
 
 
 def test_mapping() -> None:

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from anthropic_server import AnthropicServer, Error, message, tool_use
-from rubricate import ConfigError, JudgeError
-from rubricate._judges._anthropic import AnthropicJudge
-from rubricate._judges._base import JudgeConfig, JudgeRequest
-from rubricate._judges._registry import get_judge
+from rubricjudge import ConfigError, JudgeError
+from rubricjudge._judges._anthropic import AnthropicJudge
+from rubricjudge._judges._base import JudgeConfig, JudgeRequest
+from rubricjudge._judges._registry import get_judge
 
 KEY = "sk-ant-test-SECRET"
 SCHEMA: dict[str, Any] = {
@@ -43,7 +43,7 @@ def request(**kw: Any) -> JudgeRequest:
 
 @pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AnthropicServer]:
-    monkeypatch.setenv("RUBRICATE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "cache"))
     for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     with AnthropicServer() as s:

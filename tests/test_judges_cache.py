@@ -10,8 +10,8 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from judge_helpers import SCHEMA, SECRET, openai_judge, request
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._cache import ResponseCache, default_cache_path, open_cache
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._cache import ResponseCache, default_cache_path, open_cache
 
 
 async def test_second_identical_call_is_replayed(chat_server: ChatServer, tmp_path: Path) -> None:
@@ -152,13 +152,13 @@ def test_writes_are_batched_off_the_caller_and_survive_a_normal_exit(tmp_path: P
     script = textwrap.dedent(
         f"""
         import threading
-        from rubricate._judges._cache import ResponseCache
+        from rubricjudge._judges._cache import ResponseCache
         c = ResponseCache({str(path)!r})
         for i in range(300):
             c.put(f"k{{i}}", judge="j", model="m", data={{"i": i}}, raw_text="t",
                   reasoning=None, usage=None)
             assert c.get(f"k{{i}}")["data"] == {{"i": i}}  # seen before it is written
-        assert any(t.name == "rubricate-cache" for t in threading.enumerate())
+        assert any(t.name == "rubricjudge-cache" for t in threading.enumerate())
         """  # neither flush() nor close(): the interpreter's exit must write the rest
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)

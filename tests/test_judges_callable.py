@@ -9,9 +9,9 @@ import pytest
 from pydantic import BaseModel
 
 from judge_helpers import request
-from rubricate._errors import JudgeError
-from rubricate._judges._callable import CallableJudge
-from rubricate._judges._registry import get_judge
+from rubricjudge._errors import JudgeError
+from rubricjudge._judges._callable import CallableJudge
+from rubricjudge._judges._registry import get_judge
 
 
 class Verdict(BaseModel):

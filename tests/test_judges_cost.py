@@ -6,11 +6,11 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from judge_helpers import openai_judge, request
-from rubricate._errors import ConfigError
-from rubricate._judges._base import JudgeConfig
-from rubricate._judges._cost import cost_of
-from rubricate._judges._openai import OpenAIJudge
-from rubricate._reports import TokenUsage
+from rubricjudge._errors import ConfigError
+from rubricjudge._judges._base import JudgeConfig
+from rubricjudge._judges._cost import cost_of
+from rubricjudge._judges._openai import OpenAIJudge
+from rubricjudge._reports import TokenUsage
 
 
 def usage(prompt: int, completion: int, cached: int = 0) -> TokenUsage:

@@ -19,18 +19,18 @@ import pytest
 
 from chat_server import ChatServer, Reply, schema_of
 from judge_helpers import request
-from rubricate import EndpointStats, RunSummary
-from rubricate._cli.main import main
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._errors import ConfigError, JudgeError, UsageError
-from rubricate._graders import CriterionGrader
-from rubricate._judges import _fleet
-from rubricate._judges._fake import fake_reply_for_schema
-from rubricate._judges._fleet import parse_base_urls
-from rubricate._judges._registry import get_judge
-from rubricate._model import Criterion, Rubric
-from rubricate._runs import evaluate
-from rubricate._runs._store import RunStore
+from rubricjudge import EndpointStats, RunSummary
+from rubricjudge._cli.main import main
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._errors import ConfigError, JudgeError, UsageError
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges import _fleet
+from rubricjudge._judges._fake import fake_reply_for_schema
+from rubricjudge._judges._fleet import parse_base_urls
+from rubricjudge._judges._registry import get_judge
+from rubricjudge._model import Criterion, Rubric
+from rubricjudge._runs import evaluate
+from rubricjudge._runs._store import RunStore
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +45,7 @@ def _fresh_health() -> Iterator[None]:
 @pytest.fixture
 def servers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[ChatServer]]:
     """Three chat servers, each on its own port."""
-    monkeypatch.setenv("RUBRICATE_CACHE_DIR", str(tmp_path / "judge-cache"))
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "judge-cache"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     started = [ChatServer().start() for _ in range(3)]
     yield started

@@ -16,10 +16,10 @@ import trustme
 
 from judge_helpers import request
 from raw_server import RawConnection, RawServer, completion, ok_json
-from rubricate._errors import ConfigError, JudgeError
-from rubricate._judges import _http
-from rubricate._judges._http import Endpoint
-from rubricate._judges._registry import get_judge
+from rubricjudge._errors import ConfigError, JudgeError
+from rubricjudge._judges import _http
+from rubricjudge._judges._http import Endpoint
+from rubricjudge._judges._registry import get_judge
 
 VERDICT = completion({"verdict": "MET", "reason": "ok"})
 
@@ -56,7 +56,7 @@ async def test_calls_share_one_keep_alive_connection() -> None:
         assert sent.line == "POST /v1/chat/completions HTTP/1.1"
         assert sent.headers["host"] == f"127.0.0.1:{server.port}"
         assert sent.headers["authorization"] == "Bearer k"
-        assert sent.headers["user-agent"].startswith("rubricate/")
+        assert sent.headers["user-agent"].startswith("rubricjudge/")
         assert sent.body == b'{"x": 1}'
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from raw_server import RawConnection, RawServer, completion, ok_json
-from rubricate import ConfigError, JudgeError
-from rubricate._judges._http import MAX_REPLY_BYTES, Endpoint
-from rubricate._judges._registry import get_judge
+from rubricjudge import ConfigError, JudgeError
+from rubricjudge._judges._http import MAX_REPLY_BYTES, Endpoint
+from rubricjudge._judges._registry import get_judge
 
 VERDICT = {"verdict": "MET"}
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from chat_server import ChatServer, Reply, schema_of
 from judge_helpers import openai_judge, request, waits
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._graders import CriterionGrader
-from rubricate._judges._fake import fake_reply_for_schema
-from rubricate._judges._limits import Gate, TokenBucket, limits_for
-from rubricate._model import Criterion, Rubric
-from rubricate._runs import evaluate
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._fake import fake_reply_for_schema
+from rubricjudge._judges._limits import Gate, TokenBucket, limits_for
+from rubricjudge._model import Criterion, Rubric
+from rubricjudge._runs import evaluate
 
 
 async def _burst(server: ChatServer, n: int, **options: object) -> None:

@@ -12,18 +12,18 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError, JudgeError
-from rubricate._judges._base import JudgeConfig, JudgeRequest
-from rubricate._judges._registry import get_judge
+from rubricjudge import ConfigError, JudgeError
+from rubricjudge._judges._base import JudgeConfig, JudgeRequest
+from rubricjudge._judges._registry import get_judge
 
 HAS_LITELLM = importlib.util.find_spec("litellm") is not None
 SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string"}}}
 
 
-def test_import_rubricate_never_imports_optional_sdks() -> None:
+def test_import_rubricjudge_never_imports_optional_sdks() -> None:
     code = (
-        "import sys, rubricate\n"
-        "from rubricate._judges._registry import get_judge, judge_backends\n"
+        "import sys, rubricjudge\n"
+        "from rubricjudge._judges._registry import get_judge, judge_backends\n"
         "assert {'local', 'anthropic', 'litellm'} <= set(judge_backends())\n"
         "get_judge('fake')\n"
         "heavy = {'litellm', 'llama_cpp', 'anthropic'} & set(sys.modules)\n"
@@ -37,7 +37,7 @@ def test_import_rubricate_never_imports_optional_sdks() -> None:
 
 @pytest.mark.skipif(HAS_LITELLM, reason="litellm is installed")
 def test_missing_extra_gives_the_install_hint() -> None:
-    with pytest.raises(ConfigError, match=r"pip install 'rubricate\[litellm\]'"):
+    with pytest.raises(ConfigError, match=r"pip install 'rubricjudge\[litellm\]'"):
         get_judge("litellm/gemini/gemini-2.0-flash")
 
 
@@ -83,7 +83,7 @@ def reply(content: str, finish: str = "stop") -> dict[str, object]:
 
 @pytest.mark.skipif(HAS_LITELLM, reason="the real litellm is installed")
 async def test_adapter_maps_request_and_reply(stand_in: Any) -> None:
-    from rubricate._judges._litellm import LiteLLMJudge
+    from rubricjudge._judges._litellm import LiteLLMJudge
 
     lt = stand_in
     lt.SCRIPT[:] = [

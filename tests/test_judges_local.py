@@ -1,7 +1,7 @@
 """The embedded ``local`` judge: options checked up front, and three real judgments.
 
 The end-to-end tests load the real model (about 1 GB, a few seconds per judgment on
-two cores); they are marked ``local_model`` and skipped without ``rubricate[local]``.
+two cores); they are marked ``local_model`` and skipped without ``rubricjudge[local]``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._registry import get_judge
+from rubricjudge import ConfigError
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._registry import get_judge
 
 HAS_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 needs_llama = pytest.mark.skipif(not HAS_LLAMA, reason="llama-cpp-python is not installed")
@@ -74,7 +74,7 @@ def local_judge() -> Any:
         pytest.skip("llama-cpp-python is not installed")
     try:
         return get_judge("local", cache=False)
-    except ConfigError as e:  # the model packages of rubricate[local] are missing
+    except ConfigError as e:  # the model packages of rubricjudge[local] are missing
         pytest.skip(str(e))
 
 
@@ -115,7 +115,7 @@ async def test_three_easy_judgments(local_judge: Any) -> None:
 @pytest.mark.local_model
 @pytest.mark.timeout(600)
 async def test_submission_cannot_write_the_chat_markup(local_judge: Any) -> None:
-    from rubricate._judges import _local
+    from rubricjudge._judges import _local
 
     inner = local_judge.inner
     model = inner._model()
@@ -131,7 +131,7 @@ async def test_submission_cannot_write_the_chat_markup(local_judge: Any) -> None
 
 @pytest.mark.local_model
 async def test_a_prompt_past_the_context_fails_before_any_work(local_judge: Any) -> None:
-    from rubricate import JudgeError
+    from rubricjudge import JudgeError
 
     with pytest.raises(JudgeError, match=r"context of 4096.*n_ctx") as info:
         await local_judge.inner.judge(ask("Paris. " * 3000))
@@ -139,7 +139,7 @@ async def test_a_prompt_past_the_context_fails_before_any_work(local_judge: Any)
 
 
 def decide(submission: str, order: tuple[str, ...], criterion: str = CRITERION) -> JudgeRequest:
-    from rubricate._judges._base import Decision
+    from rubricjudge._judges._base import Decision
 
     props = {
         "answer": {"type": "string", "enum": ["yes", "no"]},

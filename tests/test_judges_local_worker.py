@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from rubricate._judges._local_worker import PrefixScheduler
+from rubricjudge._judges._local_worker import PrefixScheduler
 
 
 def blocked(sched: PrefixScheduler) -> threading.Event:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rubricate import ConfigError
-from rubricate._judges import _model_files as mf
+from rubricjudge import ConfigError
+from rubricjudge._judges import _model_files as mf
 
 
 def chunks(tmp_path: Path, parts: list[bytes]) -> list[Path]:
@@ -90,17 +90,19 @@ def test_missing_chunks_are_named(tmp_path: Path) -> None:
 
 
 def test_cache_dir_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RUBRICATE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path))
     assert mf.models_dir() == tmp_path / "models"
-    monkeypatch.delenv("RUBRICATE_CACHE_DIR")
-    assert mf.models_dir() == Path.home() / ".cache" / "rubricate" / "models"
+    monkeypatch.delenv("RUBRICJUDGE_CACHE_DIR")
+    monkeypatch.delenv("RUBRICATE_CACHE_DIR", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: tmp_path / "home")
+    assert mf.models_dir() == tmp_path / "home" / ".cache" / "rubricjudge" / "models"
 
 
 def test_chunk_lookup_never_imports_the_parts() -> None:
     try:
         paths = mf.model_chunk_paths()
     except ConfigError as e:
-        assert "pip install 'rubricate[local]'" in str(e)
+        assert "pip install 'rubricjudge[local]'" in str(e)
         return
     assert len(paths) == 22
     assert [p.name for p in paths] == [f"part{i:02d}.bin" for i in range(1, 23)]
@@ -115,7 +117,7 @@ def _parts_installed() -> bool:
     return True
 
 
-@pytest.mark.skipif(not _parts_installed(), reason="rubricate[local] is not installed")
+@pytest.mark.skipif(not _parts_installed(), reason="rubricjudge[local] is not installed")
 def test_the_real_chunks_hash_to_the_pinned_model() -> None:
     # Assembles (or reuses) the real ~1 GB file in the user's model cache.
     path = mf.default_model_path()

@@ -9,8 +9,8 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from judge_helpers import SCHEMA, SECRET, openai_judge, request
-from rubricate._errors import ConfigError, JudgeError
-from rubricate._judges._registry import get_judge, judge_backends
+from rubricjudge._errors import ConfigError, JudgeError
+from rubricjudge._judges._registry import get_judge, judge_backends
 
 
 async def test_default_reply_is_valid_for_the_schema(chat_server: ChatServer) -> None:
@@ -158,11 +158,11 @@ def test_sequential_event_loops_reuse_one_judge(chat_server: ChatServer) -> None
     assert len(chat_server.chat_requests) == 3
 
 
-def test_import_rubricate_loads_no_http_client_or_price_table() -> None:
+def test_import_rubricjudge_loads_no_http_client_or_price_table() -> None:
     import subprocess
 
-    names = ("rubricate._judges._http", "openai", "aiohttp", "genai_prices")
-    code = f"import sys, rubricate; print(*[n in sys.modules for n in {names!r}])"
+    names = ("rubricjudge._judges._http", "openai", "aiohttp", "genai_prices")
+    code = f"import sys, rubricjudge; print(*[n in sys.modules for n in {names!r}])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False"] * len(names)
 

@@ -9,8 +9,8 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from judge_helpers import openai_judge, request, waits
-from rubricate._errors import JudgeError
-from rubricate._judges._retry import Backoff, parse_retry_after
+from rubricjudge._errors import JudgeError
+from rubricjudge._judges._retry import Backoff, parse_retry_after
 
 
 async def test_429_retry_after_is_honoured(chat_server: ChatServer) -> None:

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from rubricate import Criterion, CriterionOption, JudgeError, Rubric
-from rubricate._cli.main import main
-from rubricate._judges._fake import FakeJudge
-from rubricate._lint import achievable_range, lint_rubric, lint_rubric_with_judge
-from rubricate._meta import build_meta_rubric
-from rubricate._methods import evaluate_rubric
+from rubricjudge import Criterion, CriterionOption, JudgeError, Rubric
+from rubricjudge._cli.main import main
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._lint import achievable_range, lint_rubric, lint_rubric_with_judge
+from rubricjudge._meta import build_meta_rubric
+from rubricjudge._methods import evaluate_rubric
 
 
 def opts(*values: float) -> list[CriterionOption]:
@@ -182,11 +182,11 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 async def test_meta_rubric_runs_builtins_without_imports() -> None:
     meta = build_meta_rubric()
     assert [c.scoring_method.function_ref for c in meta.criteria if c.scoring_method] == [
-        "rubricate.meta:check_criteria_coverage",
-        "rubricate.meta:check_criteria_independence",
-        "rubricate.meta:check_weight_distribution",
-        "rubricate.meta:check_threshold",
-        "rubricate.meta:check_level_ordering",
+        "rubricjudge.meta:check_criteria_coverage",
+        "rubricjudge.meta:check_criteria_independence",
+        "rubricjudge.meta:check_weight_distribution",
+        "rubricjudge.meta:check_threshold",
+        "rubricjudge.meta:check_level_ordering",
     ]
     assert lint_rubric(meta) == []
     ok = await evaluate_rubric(meta, meta.to_dict())

@@ -3,7 +3,7 @@
 Rubric files in each format, datasets (JSON, YAML, JSONL), verdict files, calibration
 files, ``grade`` input lines and scoring-server bodies get random documents (built
 from each format's own keys, so the loaders get past their first check), random text
-and random bytes. Each must end in a value or a ``RubricateError`` that names the
+and random bytes. Each must end in a value or a ``RubricJudgeError`` that names the
 file; on the server, in a 4xx answer. Memory is measured with tracemalloc: reading an
 input may take a bounded multiple of its size, never what a bomb would expand to.
 """
@@ -24,13 +24,13 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from rubricate import RubricateError, RubricDataset, load_rubrics
-from rubricate._calibration import Calibration
-from rubricate._cli._grade_io import read_items
-from rubricate._cli.main import main
-from rubricate._graders import CriterionGrader
-from rubricate._judges._fake import FakeJudge
-from rubricate._server import DirectorySource, ServerSettings, create_app
+from rubricjudge import RubricDataset, RubricJudgeError, load_rubrics
+from rubricjudge._calibration import Calibration
+from rubricjudge._cli._grade_io import read_items
+from rubricjudge._cli.main import main
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._server import DirectorySource, ServerSettings, create_app
 
 FUZZ = settings(
     max_examples=80,
@@ -52,8 +52,8 @@ KEYS = [
     "groups", "labels", "fits", "probabilities", "thinking", "output", "references",
 ]  # fmt: skip
 WORDS = ["MET", "UNMET", "CANNOT_ASSESS", "llm", "function", "json_schema", "llm_decode",
-         "1.0.0", "2.0.0", "code", "rubricate/1", "binary", "ordinal", "nominal", "yes",
-         "{{ content }}", "rubricate.meta:check_threshold", "os:system"]  # fmt: skip
+         "1.0.0", "2.0.0", "code", "rubricjudge/1", "binary", "ordinal", "nominal", "yes",
+         "{{ content }}", "rubricjudge.meta:check_threshold", "os:system"]  # fmt: skip
 scalars = (
     st.none()
     | st.booleans()
@@ -114,11 +114,11 @@ class Budget:
 
 
 def clean(load: Callable[[], Any], path: Path, size: int) -> None:
-    """``load()`` returns, or raises a RubricateError naming ``path``; nothing else."""
+    """``load()`` returns, or raises a RubricJudgeError naming ``path``; nothing else."""
     with Budget(size):
         try:
             load()
-        except RubricateError as e:
+        except RubricJudgeError as e:
             assert path.name in str(e), f"{type(e).__name__} does not name the file: {e}"
 
 
@@ -242,7 +242,7 @@ def test_any_verdict_file_scores_or_is_one_clean_error(
     if code == 0:
         assert math.isfinite(json.loads(out).get("score", 0.0) or 0.0)
     else:
-        assert code == 1 and err.startswith("rubricate: error:") and path.name in err
+        assert code == 1 and err.startswith("rubricjudge: error:") and path.name in err
 
 
 @FUZZ
@@ -261,7 +261,7 @@ def test_any_grade_input_reads_or_names_the_line(rows: list[Any]) -> None:
     with Budget(len(text)):
         try:
             read_items(io.StringIO(text), "input.jsonl")
-        except RubricateError as e:
+        except RubricJudgeError as e:
             assert str(e).startswith("input.jsonl"), str(e)
 
 

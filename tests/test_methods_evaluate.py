@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
-from rubricate._graders import CriterionGrader
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
-from rubricate._methods import FunctionRegistry, evaluate_rubric, evaluate_rubric_sync
+from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._methods import FunctionRegistry, evaluate_rubric, evaluate_rubric_sync
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0, description="Too few"),

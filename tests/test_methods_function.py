@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError, Criterion, CriterionOption, CriterionVerdict, ScoringMethod
-from rubricate._methods import FunctionRegistry, FunctionResult, run_method
+from rubricjudge import ConfigError, Criterion, CriterionOption, CriterionVerdict, ScoringMethod
+from rubricjudge._methods import FunctionRegistry, FunctionResult, run_method
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0, description="Fewer than 3"),
@@ -134,6 +134,6 @@ async def test_unknown_names_and_reserved_prefix() -> None:
     with pytest.raises(ConfigError, match="did you mean 'count_questions'"):
         await run_method(crit("count_question"), {}, functions=reg)
     with pytest.raises(ConfigError, match="reserved"):
-        reg.register("rubricate.meta:mine", count_level)
+        reg.register("rubricjudge.meta:mine", count_level)
     with pytest.raises(ConfigError, match="llm_decode|graded by an LLM"):
         await run_method(Criterion(requirement="Is polite to the user"), "x")

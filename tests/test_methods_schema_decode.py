@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rubricate import (
+from rubricjudge import (
     ConfigError,
     Criterion,
     CriterionOption,
@@ -17,9 +17,9 @@ from rubricate import (
     JudgeError,
     ScoringMethod,
 )
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
-from rubricate._methods import FunctionRegistry, run_method
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._methods import FunctionRegistry, run_method
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0, description="Not usable"),

@@ -11,13 +11,13 @@ import pytest
 from scipy import stats
 from sklearn import metrics as skm
 
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._errors import ConfigError
-from rubricate._metrics import compute_metrics
-from rubricate._model import Criterion, CriterionOption, CriterionVerdict, Rubric
-from rubricate._reports import EvaluationReport, JudgeVote, OptionSelection
-from rubricate._scoring import finalize
-from rubricate._verdicts import reports_from_verdicts
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._errors import ConfigError
+from rubricjudge._metrics import compute_metrics
+from rubricjudge._model import Criterion, CriterionOption, CriterionVerdict, Rubric
+from rubricjudge._reports import EvaluationReport, JudgeVote, OptionSelection
+from rubricjudge._scoring import finalize
+from rubricjudge._verdicts import reports_from_verdicts
 
 LEVELS = ["poor", "fair", "good", "great"]
 KINDS = ["red", "green", "blue"]

@@ -11,8 +11,8 @@ from scipy import stats
 from sklearn import metrics as skm
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from rubricate._metrics import fleiss_kappa, krippendorff_alpha
-from rubricate._metrics._classification import (
+from rubricjudge._metrics import fleiss_kappa, krippendorff_alpha
+from rubricjudge._metrics._classification import (
     accuracy,
     adjacent_accuracy,
     cohen_kappa,
@@ -21,8 +21,8 @@ from rubricate._metrics._classification import (
     per_class,
     root_mean_sq_error,
 )
-from rubricate._metrics._correlation import kendall_tau_b, pearson, spearman, table_points
-from rubricate._metrics._tables import contingency, ones_weights, resample_weights
+from rubricjudge._metrics._correlation import kendall_tau_b, pearson, spearman, table_points
+from rubricjudge._metrics._tables import contingency, ones_weights, resample_weights
 
 
 def _quiet(fn, *args, **kwargs):

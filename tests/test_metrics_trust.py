@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rubricate import (
+from rubricjudge import (
     CalibrationRecord,
     Criterion,
     CriterionReport,
@@ -17,8 +17,8 @@ from rubricate import (
     Rubric,
     RubricDataset,
 )
-from rubricate._metrics import compute_metrics
-from rubricate._metrics._ppi import naive_mean, ppi_mean
+from rubricjudge._metrics import compute_metrics
+from rubricjudge._metrics._ppi import naive_mean, ppi_mean
 
 MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET
 
@@ -166,7 +166,7 @@ def test_confidence_summary_and_estimates() -> None:
 
 
 def test_per_item_rubrics_reusing_a_name_with_other_options_do_not_crash() -> None:
-    from rubricate import CriterionOption
+    from rubricjudge import CriterionOption
 
     def rubric(labels: list[str]) -> Rubric:
         opts = [CriterionOption(label=x, value=i / (len(labels) - 1)) for i, x in enumerate(labels)]
@@ -187,6 +187,6 @@ def test_per_item_rubrics_reusing_a_name_with_other_options_do_not_crash() -> No
 
 
 def reports_of(rubric: Rubric, label: str) -> list[CriterionReport]:
-    from rubricate._verdicts import reports_from_verdicts
+    from rubricjudge._verdicts import reports_from_verdicts
 
     return reports_from_verdicts(rubric, [label])

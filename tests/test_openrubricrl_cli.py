@@ -1,4 +1,4 @@
-"""``rubricate create-template`` and ``rubricate migrate`` through the real command line."""
+"""``rubricjudge create-template`` and ``rubricjudge migrate`` through the real command line."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubricate import Rubric
-from rubricate._cli.main import main
-from rubricate._formats import load_data
-from rubricate._migrate import PLACEHOLDER, migrate_openrubricrl
+from rubricjudge import Rubric
+from rubricjudge._cli.main import main
+from rubricjudge._formats import load_data
+from rubricjudge._migrate import PLACEHOLDER, migrate_openrubricrl
 
 V1 = {
     "name": "old_rubric",

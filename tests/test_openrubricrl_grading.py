@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from rubricate import Rubric
-from rubricate._graders import CriterionGrader
-from rubricate._graders._prompts import calibration_examples, criterion_prompt
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
+from rubricjudge import Rubric
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._prompts import calibration_examples, criterion_prompt
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "openrubricrl"
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from rubricate import Criterion, Rubric, Scale
-from rubricate._cli.main import main
-from rubricate._graders import CriterionGrader, RubricAsJudgeGrader
-from rubricate._judges._fake import FakeJudge
-from rubricate._rewards import RubricReward
-from rubricate._scoring import finalize, reports_from_verdicts
+from rubricjudge import Criterion, Rubric, Scale
+from rubricjudge._cli.main import main
+from rubricjudge._graders import CriterionGrader, RubricAsJudgeGrader
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._rewards import RubricReward
+from rubricjudge._scoring import finalize, reports_from_verdicts
 
 
 def _rubric(weights: list[float], scale: Scale) -> Rubric:

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError, Criterion, Rubric, RubricError, Scale, VerdictError
-from rubricate._cli.main import main
-from rubricate._formats import load_data, validate_data
-from rubricate._graders import CriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
-from rubricate._graders._ensemble import JudgeSpec
-from rubricate._judges._fake import FakeJudge
-from rubricate._rewards import RubricReward
-from rubricate._scoring import finalize, reports_from_verdicts
+from rubricjudge import ConfigError, Criterion, Rubric, RubricError, Scale, VerdictError
+from rubricjudge._cli.main import main
+from rubricjudge._formats import load_data, validate_data
+from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
+from rubricjudge._graders._ensemble import JudgeSpec
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._rewards import RubricReward
+from rubricjudge._scoring import finalize, reports_from_verdicts
 
 DATA = Path(__file__).parent / "data" / "openrubricrl"
 SCORED = DATA / "scored_on_scale.json"
@@ -257,7 +257,7 @@ def test_reward_is_openrubricrl_reward() -> None:
 
 
 def test_dataset_ground_truth_takes_numbers() -> None:
-    from rubricate import DatasetError, RubricDataset
+    from rubricjudge import DatasetError, RubricDataset
 
     ds = RubricDataset(prompt="p", rubric=_rubric())
     ds.add_item("s", ground_truth={"correctness": 9, "style": 7.5, "has_docstring": True})

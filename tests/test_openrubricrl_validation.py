@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import yaml
 
-from rubricate import Rubric, RubricError
-from rubricate._cli.main import main
-from rubricate._formats import load_file, validate_data
+from rubricjudge import Rubric, RubricError
+from rubricjudge._cli.main import main
+from rubricjudge._formats import load_file, validate_data
 
 BAD = Path(__file__).parent / "data" / "bad"
 BASE: dict[str, Any] = {

@@ -3,7 +3,7 @@
 Both are checked against the single-process run on the scripted chat server,
 and a run whose driver is killed resumes without asking a committed question
 again (the server's request log says so). CI installs Ray and sets
-RUBRICATE_REQUIRE_RAY, so there these tests run instead of skipping.
+RUBRICJUDGE_REQUIRE_RAY, so there these tests run instead of skipping.
 """
 
 from __future__ import annotations
@@ -24,21 +24,21 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from remote_helpers import answer, dataset, pair, rubric, user_text
-from rubricate import GraderSpec
-from rubricate._runs import evaluate_sync
+from rubricjudge import GraderSpec
+from rubricjudge._runs import evaluate_sync
 
-REQUIRED = bool(os.environ.get("CI") or os.environ.get("RUBRICATE_REQUIRE_RAY"))
+REQUIRED = bool(os.environ.get("CI") or os.environ.get("RUBRICJUDGE_REQUIRE_RAY"))
 try:
     import ray
 except ImportError:
     if REQUIRED:
         raise
     pytest.skip(
-        "Ray is not installed (pip install 'rubricate[ray]'); CI installs it and runs these",
+        "Ray is not installed (pip install 'rubricjudge[ray]'); CI installs it and runs these",
         allow_module_level=True,
     )
 
-from rubricate.integrations.ray import evaluate_on_ray, grade_dataset  # noqa: E402
+from rubricjudge.integrations.ray import evaluate_on_ray, grade_dataset  # noqa: E402
 
 # Ray Data warns about its own deprecated settings when it builds its context
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -140,7 +140,7 @@ def test_cli_killed_on_ray_resumes_repeating_nothing(
     chat_server.handler = lambda body: answer(body, delay=0.02)
     run_dir = tmp_path / "run"
     cli = [
-        sys.executable, "-m", "rubricate._cli.main", "evaluate", str(tmp_path / "ds.json"),
+        sys.executable, "-m", "rubricjudge._cli.main", "evaluate", str(tmp_path / "ds.json"),
         "--judge", "openai/test", "--base-url", chat_server.base_url, "--no-cache",
         "--run-dir", str(run_dir), "--executor", "ray", "--ray-address", ray_address,
         "--ray-actors", str(ACTORS), "--concurrency", str(CONCURRENCY),

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from registry_backends import BACKENDS, database_url
-from rubricate import ConfigError, Criterion, CriterionOption, Rubric
-from rubricate._cli.main import main
-from rubricate._registry import (
+from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric
+from rubricjudge._cli.main import main
+from rubricjudge._registry import (
     RubricNotFound,
     RubricRegistry,
     VersionConflict,
@@ -23,7 +23,7 @@ from rubricate._registry import (
     content_hash,
     open_database,
 )
-from rubricate._registry._migrations import MIGRATIONS
+from rubricjudge._registry._migrations import MIGRATIONS
 
 
 @pytest.fixture(params=BACKENDS)
@@ -196,8 +196,8 @@ def test_concurrent_same_version_one_wins(registry: RubricRegistry, db_url: str)
 
 _WORKER = """
 import sys
-from rubricate import Criterion, Rubric
-from rubricate._registry import RubricRegistry
+from rubricjudge import Criterion, Rubric
+from rubricjudge._registry import RubricRegistry
 reg = RubricRegistry(sys.argv[1])
 r = Rubric([Criterion(requirement="States the main claim first")], id="shared", version="1.0.0")
 for _ in range(int(sys.argv[2])):
@@ -216,7 +216,7 @@ def test_concurrent_processes(registry: RubricRegistry, db_url: str) -> None:
 
 def test_env_var_sets_the_default_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "nested" / "reg.sqlite3"
-    monkeypatch.setenv("RUBRICATE_REGISTRY", f"sqlite:///{path}")
+    monkeypatch.setenv("RUBRICJUDGE_REGISTRY", f"sqlite:///{path}")
     RubricRegistry().register(make())
     assert path.exists()
     assert RubricRegistry(str(path)).get("quality").id == "quality"

@@ -14,14 +14,14 @@ from typing import Any
 import httpx
 import pytest
 
-from rubricate import Criterion
-from rubricate._cli.main import main
-from rubricate._graders import CriterionGrader
-from rubricate._judges._base import JudgeRequest, JudgeResponse
-from rubricate._judges._fake import FakeJudge
-from rubricate._methods._decode import render_template, run_decode
-from rubricate._methods._template import RENDER_MAX_CHARS, TemplateLimitError
-from rubricate._server import DirectorySource, ServerSettings, create_app
+from rubricjudge import Criterion
+from rubricjudge._cli.main import main
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._base import JudgeRequest, JudgeResponse
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._methods._decode import render_template, run_decode
+from rubricjudge._methods._template import RENDER_MAX_CHARS, TemplateLimitError
+from rubricjudge._server import DirectorySource, ServerSettings, create_app
 
 TOKEN = "bounds-token-0123456789abcdef"
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from rubricate import ConfigError
-from rubricate._cli.main import main
-from rubricate._graders import CriterionGrader
-from rubricate._judges._fake import FakeJudge
-from rubricate._judges._parse import parse_json_reply
-from rubricate._server import DirectorySource, ServerSettings, create_app
+from rubricjudge import ConfigError
+from rubricjudge._cli.main import main
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._judges._parse import parse_json_reply
+from rubricjudge._server import DirectorySource, ServerSettings, create_app
 
 MULTI = (
     "criteria:\n- name: q\n  weight: 1\n  requirement: How clear is it?\n"
@@ -208,8 +208,8 @@ def test_calibration_report_and_train_ids_files_are_clean_errors(
     for args in runs:
         assert main(args) == 1, args
         err = capsys.readouterr().err
-        assert err.startswith("rubricate: error:") and path in err and "Traceback" not in err
-    from rubricate._cli.cmd_calibrate import _read_ids
+        assert err.startswith("rubricjudge: error:") and path in err and "Traceback" not in err
+    from rubricjudge._cli.cmd_calibrate import _read_ids
 
     with pytest.raises(ConfigError, match="--train-ids"):
         _read_ids(path)

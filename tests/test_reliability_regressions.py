@@ -12,23 +12,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubricate import (
+from rubricjudge import (
     ConfigError,
     Criterion,
     CriterionOption,
     CriterionVerdict,
     DatasetError,
-    RubricateError,
     RubricDataset,
+    RubricJudgeError,
     load_rubrics,
 )
-from rubricate._cli.main import main
-from rubricate._graders import CriterionGrader
-from rubricate._judges._fake import FakeJudge
-from rubricate._judges._parse import parse_json_reply
-from rubricate._limits import MAX_DEPTH, DataLimitError, json_loads, yaml_load
-from rubricate._methods import FunctionRegistry
-from rubricate._methods._run import run_method
+from rubricjudge._cli.main import main
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._judges._parse import parse_json_reply
+from rubricjudge._limits import MAX_DEPTH, DataLimitError, json_loads, yaml_load
+from rubricjudge._methods import FunctionRegistry
+from rubricjudge._methods._run import run_method
 
 
 def bomb(levels: int = 8) -> str:
@@ -69,7 +69,7 @@ def test_yaml_alias_bombs_are_refused_before_they_expand(tmp_path: Path) -> None
     rubric.write_text(
         "criteria:\n- requirement: x\n  weight: 1\n  metadata:\n" + textwrap.indent(bomb(), "    ")
     )
-    with pytest.raises(RubricateError, match="aliases expand"):
+    with pytest.raises(RubricJudgeError, match="aliases expand"):
         load_rubrics(rubric)
     data = tmp_path / "ds.yaml"
     data.write_text(
@@ -89,7 +89,7 @@ def test_deep_nesting_and_huge_integers_are_clean_errors(tmp_path: Path) -> None
         json_loads('{"weight": ' + "9" * 5000 + "}")
     deep = tmp_path / "deep.json"
     deep.write_text(json.dumps([{"requirement": "x", "weight": 1, "metadata": nested(300)}]))
-    with pytest.raises(RubricateError, match="nested more than 64 levels"):
+    with pytest.raises(RubricJudgeError, match="nested more than 64 levels"):
         load_rubrics(deep)
 
 
@@ -193,15 +193,20 @@ def test_a_status_digit_in_content_length_is_refused() -> None:
     )
 )
 def test_any_json_value_is_a_rubric_or_a_clean_error(value: Any) -> None:
-    from rubricate._formats._load import load_data as load
+    from rubricjudge._formats._load import load_data as load
 
-    for data in (value, {"criteria": value}, [value], {"format": "rubricate/1", "criteria": value}):
+    for data in (
+        value,
+        {"criteria": value},
+        [value],
+        {"format": "rubricjudge/1", "criteria": value},
+    ):
         try:
             load(json.loads(json.dumps(data)))
-        except RubricateError:
+        except RubricJudgeError:
             pass
-        except (TypeError, ValueError) as e:  # only a RubricateError may escape
-            if not isinstance(e, RubricateError):
+        except (TypeError, ValueError) as e:  # only a RubricJudgeError may escape
+            if not isinstance(e, RubricJudgeError):
                 raise AssertionError(f"{type(e).__name__} for {data!r}: {e}") from e
 
 
@@ -229,7 +234,7 @@ def test_any_dataset_document_is_a_dataset_or_a_clean_error(value: Any) -> None:
     ):
         try:
             RubricDataset.from_dict(data, source="fuzz")
-        except RubricateError:
+        except RubricJudgeError:
             pass
 
 
@@ -330,7 +335,7 @@ def _verdict_rubric() -> list[Criterion]:
 
 def test_a_rejected_reply_is_neither_cached_nor_replayed(chat_server: Any, tmp_path: Path) -> None:
     from chat_server import Reply
-    from rubricate._judges._registry import get_judge
+    from rubricjudge._judges._registry import get_judge
 
     chat_server.script(Reply.json({"answer": "maybe"}))
     chat_server.handler = lambda body: Reply.json({"answer": "yes"})
@@ -353,7 +358,7 @@ def test_a_rejected_reply_is_neither_cached_nor_replayed(chat_server: Any, tmp_p
 
 
 async def test_a_resumed_run_asks_again_what_did_not_answer(tmp_path: Path) -> None:
-    from rubricate._runs import evaluate
+    from rubricjudge._runs import evaluate
 
     calls: list[str] = []
 
@@ -374,7 +379,7 @@ async def test_a_resumed_run_asks_again_what_did_not_answer(tmp_path: Path) -> N
 
 
 async def test_a_run_asks_each_judge_in_its_own_preferred_layout(tmp_path: Path) -> None:
-    from rubricate._runs import evaluate
+    from rubricjudge._runs import evaluate
 
     class Prefers(FakeJudge):
         preferred_verdict_method = "verdict-only"
@@ -389,13 +394,13 @@ async def test_a_run_asks_each_judge_in_its_own_preferred_layout(tmp_path: Path)
 def test_a_run_directory_is_locked_against_a_second_process(tmp_path: Path) -> None:
     import subprocess
 
-    from rubricate._runs._lock import RunLock
+    from rubricjudge._runs._lock import RunLock
 
     run = tmp_path / "run"
     with RunLock(run):
         code = (
-            "import sys\nfrom rubricate._runs._lock import RunLock\n"
-            "from rubricate import UsageError\n"
+            "import sys\nfrom rubricjudge._runs._lock import RunLock\n"
+            "from rubricjudge import UsageError\n"
             "try:\n    RunLock(sys.argv[1]).__enter__()\n"
             "except UsageError as e:\n    print(e); raise SystemExit(3)\n"
         )
@@ -403,16 +408,16 @@ def test_a_run_directory_is_locked_against_a_second_process(tmp_path: Path) -> N
             [sys.executable, "-c", code, str(run)], capture_output=True, text=True, timeout=60
         )
         assert out.returncode == 3
-        assert "is in use by another rubricate process (pid" in out.stdout
+        assert "is in use by another rubricjudge process (pid" in out.stdout
         assert str(__import__("os").getpid()) in out.stdout
     with RunLock(run):  # released on exit: taken again at once
         pass
 
 
 async def test_evaluate_refuses_a_run_directory_in_use(tmp_path: Path) -> None:
-    from rubricate import UsageError
-    from rubricate._runs import evaluate
-    from rubricate._runs._lock import RunLock
+    from rubricjudge import UsageError
+    from rubricjudge._runs import evaluate
+    from rubricjudge._runs._lock import RunLock
 
     ds = RubricDataset(prompt="q", rubric=_verdict_rubric())
     ds.add_item(submission="A", id="i")
@@ -434,7 +439,7 @@ async def test_evaluate_refuses_a_run_directory_in_use(tmp_path: Path) -> None:
 )
 def test_bad_usage_is_unknown_usage_and_the_verdict_stands(chat_server: Any, usage: Any) -> None:
     from chat_server import Reply
-    from rubricate._judges._registry import get_judge
+    from rubricjudge._judges._registry import get_judge
 
     chat_server.handler = lambda body: Reply.json({"answer": "yes"}, usage_json=usage)
     judge = get_judge("openai/u", base_url=chat_server.base_url, cache=False)
@@ -447,7 +452,7 @@ def test_bad_usage_is_unknown_usage_and_the_verdict_stands(chat_server: Any, usa
 
 
 def test_one_reply_cannot_charge_the_token_limit_without_bound() -> None:
-    from rubricate._judges._limits import ProviderLimits
+    from rubricjudge._judges._limits import ProviderLimits
 
     limits = ProviderLimits("bench").configure(None, None, 60_000)  # 1,000 tokens a second
     assert limits.tokens is not None and limits.tokens.try_take(100) == 0.0
@@ -469,7 +474,7 @@ def test_a_failed_grade_keeps_the_old_output_and_exits_non_zero(
     assert prev.read_text() == '{"id": "old"}\n'
     assert list(tmp_path.glob(".prev.jsonl.*")) == []  # the temporary file is gone
     every_call_fails = FakeJudge(default=JudgeErrorFactory())
-    from rubricate._judges import _registry
+    from rubricjudge._judges import _registry
 
     monkeypatch.setitem(_registry._FACTORIES, "failing", lambda model, cfg: every_call_fails)
     capsys.readouterr()
@@ -482,6 +487,6 @@ def test_a_failed_grade_keeps_the_old_output_and_exits_non_zero(
 
 class JudgeErrorFactory:
     def __call__(self, request: Any) -> Any:
-        from rubricate import JudgeError
+        from rubricjudge import JudgeError
 
         return JudgeError("server is down", category="server")

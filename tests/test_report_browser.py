@@ -2,8 +2,8 @@
 
 Playwright drives the system's chromium (``executable_path``); it downloads no
 browser. The tests are skipped only when chromium is missing and this is not CI:
-CI (``CI`` or ``RUBRICATE_REQUIRE_BROWSER`` set) installs chromium and must run
-them. Screenshots land in ``$RUBRICATE_TEST_ARTEFACTS`` (default ``test-artefacts``).
+CI (``CI`` or ``RUBRICJUDGE_REQUIRE_BROWSER`` set) installs chromium and must run
+them. Screenshots land in ``$RUBRICJUDGE_TEST_ARTEFACTS`` (default ``test-artefacts``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 
 from report_runs import HOSTILE, ensemble_run, trust_run
-from rubricate import RunResult
-from rubricate._cli.main import main
+from rubricjudge import RunResult
+from rubricjudge._cli.main import main
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-REQUIRED = bool(os.environ.get("CI") or os.environ.get("RUBRICATE_REQUIRE_BROWSER"))
-ARTEFACTS = Path(os.environ.get("RUBRICATE_TEST_ARTEFACTS", "test-artefacts"))
+REQUIRED = bool(os.environ.get("CI") or os.environ.get("RUBRICJUDGE_REQUIRE_BROWSER"))
+ARTEFACTS = Path(os.environ.get("RUBRICJUDGE_TEST_ARTEFACTS", "test-artefacts"))
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -118,7 +118,7 @@ def page(browser: Any, runs: tuple[Path, Path, Path]) -> Iterator[Page]:
 
 
 def test_the_page_loads_with_its_plots_drawn(page: Page) -> None:
-    assert page.page.title().startswith("rubricate report")
+    assert page.page.title().startswith("rubricjudge report")
     plots = page.page.locator("svg.plot")
     assert plots.count() >= 8
     for i in range(plots.count()):
@@ -173,7 +173,7 @@ def test_an_item_opens_to_everything_judged(page: Page) -> None:
     detail = page.page.locator("#detail")
     assert detail.is_visible()
     assert detail.locator("pre").first.inner_text() == HOSTILE  # shown as text, never run
-    assert page.page.title().startswith("rubricate report")
+    assert page.page.title().startswith("rubricjudge report")
     assert detail.locator("h4 + table tbody tr").count() == 4
     for d in detail.locator("details").all():
         d.locator("summary").click()

@@ -1,4 +1,4 @@
-"""`rubricate report`: the page's content, checked as text (the browser tests are apart)."""
+"""`rubricjudge report`: the page's content, checked as text (the browser tests are apart)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from report_runs import HOSTILE, PRICE, ensemble_run, trust_run
-from rubricate import RunResult
-from rubricate._cli.main import main
-from rubricate._report import _plots
+from rubricjudge import RunResult
+from rubricjudge._cli.main import main
+from rubricjudge._report import _plots
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_ensemble_votes_and_agreement(runs: tuple[Path, Path], tmp_path: Path) -
 
 
 def test_against_people(runs: tuple[Path, Path], page: str) -> None:
-    from rubricate import RubricDataset, compute_metrics
+    from rubricjudge import RubricDataset, compute_metrics
 
     ds = RubricDataset.from_file(runs[0] / "dataset.jsonl")
     m = compute_metrics(RunResult.open(runs[0]), ds, bootstrap=200, seed=0)
@@ -169,7 +169,7 @@ def test_a_grade_jsonl_with_its_input_shows_submissions(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["nope"], "neither a run directory nor a JSONL file"),
-        (["bad.jsonl"], "bad.jsonl line 2: not a report of `rubricate grade` (score:"),
+        (["bad.jsonl"], "bad.jsonl line 2: not a report of `rubricjudge grade` (score:"),
         (["good.jsonl", "--compare", "nope"], "--compare 'nope' is neither"),
         (["good.jsonl", "--submissions", "nope.jsonl"], "--submissions nope.jsonl: cannot read"),
         (["good.jsonl", "-o", "missing/r.html"], "-o missing/r.html: the directory"),
@@ -203,7 +203,7 @@ def test_missing_matplotlib_names_the_extra(
     src.write_text(json.dumps({"id": "a", "score": 0.5}) + "\n")
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # what an install without it sees
     assert main(["report", str(src), "-o", str(tmp_path / "r.html")]) == 1
-    assert "pip install 'rubricate[report]'" in capsys.readouterr().err
+    assert "pip install 'rubricjudge[report]'" in capsys.readouterr().err
 
 
 def test_drawing_leaves_the_callers_matplotlib_alone(tmp_path: Path) -> None:
@@ -236,7 +236,7 @@ def test_a_run_without_its_dataset_copy_still_reports(
 def test_compare_counts_changed_answers_per_criterion_key(
     runs: tuple[Path, Path], page: str, tmp_path: Path
 ) -> None:
-    from rubricate._report._html import answer_of
+    from rubricjudge._report._html import answer_of
 
     here, there = reports_of(runs[0]), reports_of(runs[1])
     changed, items = 0, set()

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from registry_backends import BACKENDS, database_url
-from rubricate import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
-from rubricate._registry import RubricNotFound, RubricRegistry
-from rubricate._review import ArtifactStatus, ArtifactStore, IllegalTransition
+from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
+from rubricjudge._registry import RubricNotFound, RubricRegistry
+from rubricjudge._review import ArtifactStatus, ArtifactStore, IllegalTransition
 
 S = ArtifactStatus
 LEVELS = [

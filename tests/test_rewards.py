@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from rubricate import Criterion, HybridMetric, JudgeError, Rubric, Scale
-from rubricate._errors import ConfigError
-from rubricate._graders import CriterionGrader
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
-from rubricate._rewards import RewardError, RubricReward
+from rubricjudge import Criterion, HybridMetric, JudgeError, Rubric, Scale
+from rubricjudge._errors import ConfigError
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._rewards import RewardError, RubricReward
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -136,7 +136,7 @@ def test_concurrency_is_bounded() -> None:
         name = "counting"
 
         async def judge(self, request: JudgeRequest) -> Any:
-            from rubricate._judges._base import JudgeResponse
+            from rubricjudge._judges._base import JudgeResponse
 
             state["now"] += 1
             state["peak"] = max(state["peak"], state["now"])

@@ -7,11 +7,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from rubricate import Criterion, Rubric, RubricDataset
-from rubricate._graders import CriterionGrader
-from rubricate._judges._base import JudgeRequest, JudgeResponse
-from rubricate._judges._fake import FakeJudge
-from rubricate._runs import evaluate_sync
+from rubricjudge import Criterion, Rubric, RubricDataset
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._base import JudgeRequest, JudgeResponse
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._runs import evaluate_sync
 
 
 def _unsure(req: JudgeRequest) -> Any:

@@ -1,4 +1,4 @@
-"""`rubricate evaluate` and `rubricate metrics`, invoked as the command line."""
+"""`rubricjudge evaluate` and `rubricjudge metrics`, invoked as the command line."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rubricate._cli.main import main
+from rubricjudge._cli.main import main
 
 
 def _evaluate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -48,7 +48,7 @@ def test_evaluate_resume_and_metrics(tmp_path: Path, capsys: pytest.CaptureFixtu
         main(["evaluate", "example:llm_rubric_microsoft", "--judge", "fake", "--max-items", "1"])
         == 0
     )
-    from rubricate._examples import load_example_dataset
+    from rubricjudge._examples import load_example_dataset
 
     ds = load_example_dataset("llm_rubric_microsoft")
     ds.items[0].submission += " (edited)"
@@ -78,7 +78,7 @@ def test_evaluate_text_summary_shows_each_criterion_s_answers(
 def test_metrics_read_the_ground_truth_of_the_latest_session(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rubricate import Criterion, DataItem, Rubric, RubricDataset
+    from rubricjudge import Criterion, DataItem, Rubric, RubricDataset
 
     def write(truth: str) -> str:
         rubric = Rubric([Criterion(name="ok", requirement="is fine")])

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._errors import ConfigError, JudgeError, UsageError
-from rubricate._graders import CriterionGrader
-from rubricate._judges._base import JudgeRequest
-from rubricate._judges._fake import FakeJudge
-from rubricate._model import Criterion, CriterionOption, Rubric
-from rubricate._reports import EvaluationReport
-from rubricate._runs import RunResult, evaluate, evaluate_sync
-from rubricate._runs._recording import request_hash
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._errors import ConfigError, JudgeError, UsageError
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._base import JudgeRequest
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._model import Criterion, CriterionOption, Rubric
+from rubricjudge._reports import EvaluationReport
+from rubricjudge._runs import RunResult, evaluate, evaluate_sync
+from rubricjudge._runs._recording import request_hash
 
 
 def _rubric(extra: str = "") -> Rubric:
@@ -293,7 +293,7 @@ def test_evaluate_sync_and_open_missing(tmp_path: Path) -> None:
 
 
 async def test_metrics_from_a_run_directory(tmp_path: Path) -> None:
-    from rubricate._metrics import compute_metrics
+    from rubricjudge._metrics import compute_metrics
 
     items = [
         DataItem(submission=f"answer {i}", id=f"item-{i}", ground_truth=["MET", "UNMET", "warm"])

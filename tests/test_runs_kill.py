@@ -1,4 +1,4 @@
-"""Kill `rubricate evaluate` with SIGKILL mid-run, resume it, and check the server's log.
+"""Kill `rubricjudge evaluate` with SIGKILL mid-run, resume it, and check the server's log.
 
 The judge is the real OpenAI backend talking to the scripted chat server; the run
 store is the only thing that remembers answers across the kill (each process gets
@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from chat_server import ChatServer, Reply, schema_of
-from rubricate._dataset import DataItem, RubricDataset
-from rubricate._judges._fake import fake_reply_for_schema
-from rubricate._model import Criterion, Rubric
+from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._judges._fake import fake_reply_for_schema
+from rubricjudge._model import Criterion, Rubric
 
 ITEMS, CRITERIA, CONCURRENCY = 24, 3, 4
 PAIR = re.compile(r"SUBMISSION-(\d+).*REQUIREMENT-(\d+)", re.DOTALL)
@@ -54,7 +54,7 @@ def _committed(run_dir: Path) -> set[tuple[str, str]]:
 
 def _cli(tmp: Path, server: ChatServer, run_dir: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "rubricate._cli.main", "evaluate", str(tmp / "ds.json"),
+        sys.executable, "-m", "rubricjudge._cli.main", "evaluate", str(tmp / "ds.json"),
         "--judge", "openai/test", "--base-url", server.base_url, "--run-dir", str(run_dir),
         "--concurrency", str(CONCURRENCY), *extra,
     ]  # fmt: skip
@@ -68,7 +68,7 @@ def test_sigkill_then_resume_repeats_and_loses_nothing(
         fake_reply_for_schema(schema_of(body) or {}), delay=0.02
     )
     run_dir = tmp_path / "run"
-    env = {**os.environ, "RUBRICATE_CACHE_DIR": str(tmp_path / "cache-1")}
+    env = {**os.environ, "RUBRICJUDGE_CACHE_DIR": str(tmp_path / "cache-1")}
     log = tmp_path / "stderr-1.txt"
     with log.open("w") as err:
         proc = subprocess.Popen(
@@ -91,7 +91,7 @@ def test_sigkill_then_resume_repeats_and_loses_nothing(
     assert max(first.values()) == 1
 
     chat_server.requests.clear()
-    env["RUBRICATE_CACHE_DIR"] = str(tmp_path / "cache-2")  # no help from the judge cache
+    env["RUBRICJUDGE_CACHE_DIR"] = str(tmp_path / "cache-2")  # no help from the judge cache
     done = subprocess.run(
         _cli(tmp_path, chat_server, run_dir, "--resume", "--json"),
         env=env, capture_output=True, text=True, timeout=120,

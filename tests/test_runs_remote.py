@@ -12,12 +12,12 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from remote_helpers import answer, dataset, pair, user_text
-from rubricate import GraderSpec
-from rubricate._cli.main import main
-from rubricate._errors import ConfigError
-from rubricate._graders import CriterionGrader, RubricAsJudgeGrader
-from rubricate._runs import evaluate
-from rubricate._runs._remote import InProcessExecutor
+from rubricjudge import GraderSpec
+from rubricjudge._cli.main import main
+from rubricjudge._errors import ConfigError
+from rubricjudge._graders import CriterionGrader, RubricAsJudgeGrader
+from rubricjudge._runs import evaluate
+from rubricjudge._runs._remote import InProcessExecutor
 
 
 def _spec(server: ChatServer, **options: object) -> GraderSpec:
@@ -94,10 +94,10 @@ async def test_run_resumed_on_workers_asks_only_what_is_missing(
 
 
 def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rubricate._ray._setup import import_ray
+    from rubricjudge._ray._setup import import_ray
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if it were not installed
-    with pytest.raises(ConfigError, match=r"pip install 'rubricate\[ray\]'"):
+    with pytest.raises(ConfigError, match=r"pip install 'rubricjudge\[ray\]'"):
         import_ray()
     assert (
         main(["evaluate", "example:llm_rubric_microsoft", "--judge", "fake", "--executor", "ray"])

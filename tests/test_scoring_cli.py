@@ -1,4 +1,4 @@
-"""``rubricate score``: scores from verdict files, through the real command line."""
+"""``rubricjudge score``: scores from verdict files, through the real command line."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from rubricate import Criterion, CriterionOption, Rubric
-from rubricate._cli.main import main
+from rubricjudge import Criterion, CriterionOption, Rubric
+from rubricjudge._cli.main import main
 
 AUTORUBRIC_YAML = """\
 - name: margin
@@ -202,7 +202,7 @@ def test_verdict_file_errors(
     vfile = write(tmp_path, "v.json", content)
     assert main(["score", seed_rubric, "--verdicts", vfile]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("rubricate: error: ")
+    assert err.startswith("rubricjudge: error: ")
     assert re.search(message, err), err
     assert len(err.strip().splitlines()) == 1
 

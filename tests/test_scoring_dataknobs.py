@@ -1,6 +1,6 @@
-"""The ``dataknobs`` compatibility policy against rubricate's default, case by case.
+"""The ``dataknobs`` compatibility policy against rubricjudge's default, case by case.
 
-Each case of issue 12 item 8 is run under both policies: rubricate's default keeps
+Each case of issue 12 item 8 is run under both policies: rubricjudge's default keeps
 "a failure is not a verdict"; ``compat="dataknobs"`` reproduces dataknobs' executor.
 A property test checks the policy against a transcription of that executor's rules
 (written here, independently of ``_scoring_dataknobs``).
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubricate import (
+from rubricjudge import (
     ConfigError,
     Criterion,
     CriterionOption,
@@ -27,11 +27,11 @@ from rubricate import (
     ScoringPolicy,
     evaluate_rubric_sync,
 )
-from rubricate._cli.main import main
-from rubricate._methods import run_method
-from rubricate._registry import RubricRegistry
-from rubricate._review import ArtifactStatus, ArtifactStore
-from rubricate._scoring_dataknobs import neumaier_sum
+from rubricjudge._cli.main import main
+from rubricjudge._methods import run_method
+from rubricjudge._registry import RubricRegistry
+from rubricjudge._review import ArtifactStatus, ArtifactStore
+from rubricjudge._scoring_dataknobs import neumaier_sum
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0),
@@ -91,7 +91,7 @@ def test_a_function_that_raises() -> None:
 
 def test_an_unknown_level_id() -> None:
     r = rubric(("app:pass", 3.0), ("app:unknown", 1.0))
-    ours = run(r, "rubricate")
+    ours = run(r, "rubricjudge")
     assert ours.score == 1.0
     assert ours.report is not None and ours.report[1].level_id == "error"
     assert "'superb' is not a level" in (ours.report[1].error or "")
@@ -132,7 +132,7 @@ def test_every_function_raises() -> None:
         ((("app:fail", 1.0), ("app:pass", -0.5)), 0.0, -1.0),
         # weights summing to 0: dataknobs says 0.0
         ((("app:pass", 1.0), ("app:pass", -1.0)), 0.0, 0.0),
-        # penalties only: rubricate's all-negative formula; dataknobs' plain ratio
+        # penalties only: rubricjudge's all-negative formula; dataknobs' plain ratio
         ((("app:pass", -1.0), ("app:fail", -1.0)), 0.5, 0.5),
         ((("app:ok", -2.0), ("app:fail", -1.0)), 0.6, 0.4),
     ],
@@ -157,7 +157,7 @@ def test_run_method_takes_the_policy() -> None:
 
 
 def test_bad_policy_names_are_usage_errors() -> None:
-    with pytest.raises(ConfigError, match="'datanobs' is unknown; use one of 'rubricate'"):
+    with pytest.raises(ConfigError, match="'datanobs' is unknown; use one of 'rubricjudge'"):
         run(rubric(("app:pass", 1.0)), "datanobs")
     with pytest.raises(ValueError, match="compat 'x' is unknown"):
         ScoringPolicy(compat="x")  # type: ignore[arg-type]
@@ -223,14 +223,14 @@ async def test_review_flow_scores_with_the_store_policy(tmp_path: Path) -> None:
         update={"id": "quiz", "version": "1.0.0", "target_type": "quiz"}
     )
     outcomes = {}
-    for policy in ("rubricate", "dataknobs"):
+    for policy in ("rubricjudge", "dataknobs"):
         registry = RubricRegistry(tmp_path / f"{policy}.sqlite3")
         registry.register(r)
         store = ArtifactStore(registry, functions=FUNCTIONS, policy=policy)
         art = store.create("quiz", "Biology quiz", {"questions": ["q"] * 5})
         [ev] = await store.submit_for_review(art.id)
         outcomes[policy] = (ev.score, store.get(art.id).status)
-    assert outcomes["rubricate"] == (1.0, ArtifactStatus.APPROVED)
+    assert outcomes["rubricjudge"] == (1.0, ArtifactStatus.APPROVED)
     assert outcomes["dataknobs"] == (0.5, ArtifactStatus.NEEDS_REVISION)
     with pytest.raises(ConfigError, match="'nope' is unknown"):
         ArtifactStore(RubricRegistry(tmp_path / "x.sqlite3"), policy="nope")
@@ -262,7 +262,7 @@ def test_score_command_compat_flag(tmp_path: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize("policy", [None, "dataknobs"])
 def test_misconfiguration_is_raised_under_either_policy(policy: Any) -> None:
     # dataknobs turns an unknown function ref into level "error" at evaluation time;
-    # rubricate refuses the rubric before anything runs, whatever the policy
+    # rubricjudge refuses the rubric before anything runs, whatever the policy
     with pytest.raises(ConfigError, match="'app:missing' is not registered"):
         run(rubric(("app:pass", 1.0), ("app:missing", 1.0)), policy)
     bad_schema = Criterion(

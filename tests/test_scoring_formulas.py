@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rubricate import (
+from rubricjudge import (
     CannotAssessStrategy,
     Criterion,
     CriterionOption,
@@ -14,8 +14,8 @@ from rubricate import (
     ScoringPolicy,
     VerdictError,
 )
-from rubricate._reports import TokenUsage
-from rubricate._scoring import finalize, reports_from_verdicts, score_reports
+from rubricjudge._reports import TokenUsage
+from rubricjudge._scoring import finalize, reports_from_verdicts, score_reports
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 

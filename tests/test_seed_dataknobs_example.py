@@ -2,7 +2,7 @@
 
 The bodies below follow the seed's end-to-end example and its executor example
 statement by statement; only the ``from dataknobs_... import`` lines point at
-:mod:`rubricate.dataknobs` instead. The scoring functions are deterministic, so
+:mod:`rubricjudge.dataknobs` instead. The scoring functions are deterministic, so
 nothing here needs a judge.
 """
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-import rubricate
+import rubricjudge
 
 
 async def test_end_to_end_example_runs_with_import_changes_only() -> None:
     # the seed imports these from dataknobs_data.backends.memory, dataknobs_bots.artifacts,
     # dataknobs_bots.artifacts.provenance and dataknobs_bots.rubrics: the only change
-    from rubricate.dataknobs import (
+    from rubricjudge.dataknobs import (
         ArtifactRegistry,
         ArtifactTypeDefinition,
         AsyncMemoryDatabase,
@@ -118,7 +118,7 @@ async def test_end_to_end_example_runs_with_import_changes_only() -> None:
 
 
 async def test_executor_example_and_evaluation_fields() -> None:
-    from rubricate.dataknobs import (
+    from rubricjudge.dataknobs import (
         FunctionRegistry,
         Rubric,
         RubricCriterion,
@@ -181,36 +181,36 @@ async def test_executor_example_and_evaluation_fields() -> None:
     assert evaluation.metadata["target_type"] == "content"
     # the levels are ordinary options, the criterion an ordinary criterion
     crit = rubric.criteria[0]
-    assert isinstance(crit, rubricate.Criterion) and crit.levels == crit.options
+    assert isinstance(crit, rubricjudge.Criterion) and crit.levels == crit.options
     assert crit.levels[1].score == crit.levels[1].value == 0.7
 
 
 def test_aliases_are_our_objects_and_do_not_clash() -> None:
-    from rubricate import dataknobs
+    from rubricjudge import dataknobs
 
-    assert rubricate.ScoringType.DETERMINISTIC is rubricate.ScoringType.FUNCTION
-    assert rubricate.ScoringType.SCHEMA is rubricate.ScoringType.JSON_SCHEMA
-    assert "DETERMINISTIC" not in [m.name for m in rubricate.ScoringType]  # not listed twice
-    assert rubricate.RubricLevel is dataknobs.RubricLevel
-    assert rubricate.RubricCriterion is dataknobs.RubricCriterion
-    assert rubricate.RubricExecutor is dataknobs.RubricExecutor
-    assert dataknobs.RubricRegistry is not rubricate.RubricRegistry  # dataknobs' async one
-    assert dataknobs.RubricEvaluation is rubricate.EvaluationReport
-    level = rubricate.RubricLevel(id="ok", label="OK", score=0.5)
+    assert rubricjudge.ScoringType.DETERMINISTIC is rubricjudge.ScoringType.FUNCTION
+    assert rubricjudge.ScoringType.SCHEMA is rubricjudge.ScoringType.JSON_SCHEMA
+    assert "DETERMINISTIC" not in [m.name for m in rubricjudge.ScoringType]  # not listed twice
+    assert rubricjudge.RubricLevel is dataknobs.RubricLevel
+    assert rubricjudge.RubricCriterion is dataknobs.RubricCriterion
+    assert rubricjudge.RubricExecutor is dataknobs.RubricExecutor
+    assert dataknobs.RubricRegistry is not rubricjudge.RubricRegistry  # dataknobs' async one
+    assert dataknobs.RubricEvaluation is rubricjudge.EvaluationReport
+    level = rubricjudge.RubricLevel(id="ok", label="OK", score=0.5)
     assert level.value == 0.5 and level.model_dump()["value"] == 0.5
     with pytest.raises(ValueError, match="both 'score' and 'value'"):
-        rubricate.RubricLevel(label="OK", score=0.5, value=0.5)
+        rubricjudge.RubricLevel(label="OK", score=0.5, value=0.5)
     with pytest.raises(ValueError, match="outside"):
-        rubricate.RubricLevel(label="OK", score=7)
-    c = rubricate.RubricCriterion(description="Clear", levels=[level])
+        rubricjudge.RubricLevel(label="OK", score=7)
+    c = rubricjudge.RubricCriterion(description="Clear", levels=[level])
     assert c.options == [level]
     with pytest.raises(ValueError, match="both 'levels' and 'options'"):
-        rubricate.RubricCriterion(description="Clear", levels=[level], options=[level])
+        rubricjudge.RubricCriterion(description="Clear", levels=[level], options=[level])
     assert sorted(dataknobs.__all__) == dataknobs.__all__
 
 
 async def test_the_executor_takes_the_dataknobs_policy() -> None:
-    from rubricate.dataknobs import Rubric, RubricCriterion, RubricExecutor, RubricLevel
+    from rubricjudge.dataknobs import Rubric, RubricCriterion, RubricExecutor, RubricLevel
 
     def crashes(content: object) -> str:
         raise RuntimeError("no")
@@ -238,7 +238,7 @@ async def test_the_executor_takes_the_dataknobs_policy() -> None:
 
 
 async def test_registry_meta_rubric_and_feedback_examples() -> None:
-    from rubricate.dataknobs import (
+    from rubricjudge.dataknobs import (
         AsyncMemoryDatabase,
         FunctionRegistry,
         Rubric,

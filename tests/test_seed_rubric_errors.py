@@ -1,7 +1,7 @@
 """Seed 002's "Retry and Fallback Behavior" example, run as written (imports aside).
 
 The seed says a reply that never parses raises ValueError after ``max_retries``
-retries. rubricate records it by default (README, "Where rubricate differs") and
+retries. rubricjudge records it by default (README, "Where rubricjudge differs") and
 raises it with ``on_error="raise"``: then it is a :class:`JudgeParseError`, which
 is also a ValueError, so the seed's ``except ValueError`` still catches it.
 """
@@ -12,13 +12,13 @@ import pickle
 
 import pytest
 
-from rubricate import (
+from rubricjudge import (
     Criterion,
     JudgeError,
     JudgeParseError,
     PerCriterionGrader,
     Rubric,
-    RubricateError,
+    RubricJudgeError,
 )
 
 RUBRIC = Rubric(
@@ -57,7 +57,7 @@ async def test_raise_policy_raises_a_value_error_as_the_seed_says() -> None:
     with pytest.raises(ValueError, match="parse") as info:
         await RUBRIC.grade("The margin was 17.2%.", autograder=grader)
     assert isinstance(info.value, JudgeParseError)
-    assert isinstance(info.value, JudgeError) and isinstance(info.value, RubricateError)
+    assert isinstance(info.value, JudgeError) and isinstance(info.value, RubricJudgeError)
     assert info.value.category == "parse"
 
 

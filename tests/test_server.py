@@ -16,12 +16,12 @@ import jsonschema_rs
 import pytest
 import uvicorn
 
-from rubricate._errors import ConfigError
-from rubricate._graders import CriterionGrader
-from rubricate._judges._base import JudgeRequest, JudgeResponse
-from rubricate._judges._fake import FakeJudge
-from rubricate._server import DirectorySource, RegistrySource, ServerSettings, create_app
-from rubricate._server._run import auth_token, is_loopback
+from rubricjudge._errors import ConfigError
+from rubricjudge._graders import CriterionGrader
+from rubricjudge._judges._base import JudgeRequest, JudgeResponse
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._server import DirectorySource, RegistrySource, ServerSettings, create_app
+from rubricjudge._server._run import auth_token, is_loopback
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 TOKEN = "test-token-0123456789abcdef"
@@ -260,8 +260,8 @@ def test_no_auth_server(rubrics_dir: Path) -> None:
 
 
 def test_registry_source(tmp_path: Path) -> None:
-    from rubricate import Rubric
-    from rubricate._registry import RubricRegistry
+    from rubricjudge import Rubric
+    from rubricjudge._registry import RubricRegistry
 
     db = f"sqlite:///{tmp_path / 'reg.sqlite3'}"
     rubric = Rubric.from_file(EXAMPLES / "openrubricrl" / "dialogue_quality.yaml")
@@ -285,7 +285,7 @@ def test_registry_source(tmp_path: Path) -> None:
 
 
 def test_auth_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RUBRICATE_SERVE_TOKEN", raising=False)
+    monkeypatch.delenv("RUBRICJUDGE_SERVE_TOKEN", raising=False)
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.10")
     assert auth_token("127.0.0.1", token_file=None, no_auth=True) is None
@@ -300,14 +300,14 @@ def test_auth_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     good = tmp_path / "good"
     good.write_text(TOKEN + "\n")
     assert auth_token("0.0.0.0", token_file=str(good), no_auth=False) == TOKEN
-    monkeypatch.setenv("RUBRICATE_SERVE_TOKEN", TOKEN)
+    monkeypatch.setenv("RUBRICJUDGE_SERVE_TOKEN", TOKEN)
     assert auth_token("0.0.0.0", token_file=None, no_auth=False) == TOKEN
 
 
 def test_cli_refuses_no_auth_on_public_host(
     rubrics_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rubricate._cli.main import main
+    from rubricjudge._cli.main import main
 
     code = main(["serve", "--host", "0.0.0.0", "--no-auth", "--rubrics-dir", str(rubrics_dir)])
     assert code == 1
@@ -333,7 +333,7 @@ def test_cli_serves_until_stopped(rubrics_dir: Path, tmp_path: Path) -> None:
         port = s.getsockname()[1]
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
-    cmd = [sys.executable, "-m", "rubricate._cli.main", "serve", "--port", str(port)]
+    cmd = [sys.executable, "-m", "rubricjudge._cli.main", "serve", "--port", str(port)]
     cmd += ["--rubrics-dir", str(rubrics_dir), "--token-file", str(token_file), "--judge", "fake"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

@@ -108,7 +108,7 @@ LLMBAR_NATURAL = [
 # Our rubric for these pairs (LLMBar ships none): its rule that an output which
 # precisely follows the instruction beats one that does not, in our words.
 RUBRIC = {
-    "format": "rubricate/1",
+    "format": "rubricjudge/1",
     "name": "instruction_following",
     "criteria": [
         {

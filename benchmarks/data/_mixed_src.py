@@ -1,6 +1,6 @@
 """Source of benchmarks/data/authored_mixed.json (see the data README): mixed subjects.
 
-Written by the rubricate developers (MIT). Penalties are faults: MET = committed.
+Written by the rubricjudge developers (MIT). Penalties are faults: MET = committed.
 """
 
 Q = []

@@ -1,6 +1,6 @@
 """Source of benchmarks/data/pilot_physics.json: questions, criteria, answers, gold labels.
 
-Written by the rubricate developers for the judge-agreement benchmark (MIT, like the
+Written by the rubricjudge developers for the judge-agreement benchmark (MIT, like the
 project). Each answer is labelled per criterion; penalties are faults: MET means the
 answer commits it.
 """

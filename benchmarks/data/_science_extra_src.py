@@ -1,6 +1,6 @@
 """A second correct answer per question of benchmarks/data/authored_science.json.
 
-Written and labelled by the rubricate developers (MIT, like the project). Each is
+Written and labelled by the rubricjudge developers (MIT, like the project). Each is
 correct and complete, in a student's voice: working laid out step by step, the key
 wording buried in a longer answer, misspellings, or a misconception named only to
 reject it (so the penalty is absent). They are where a judge under-credits, and the

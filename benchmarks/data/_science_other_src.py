@@ -1,6 +1,6 @@
 """Chemistry, biology and maths questions of benchmarks/data/authored_science.json.
 
-Written and labelled by the rubricate developers (MIT, like the project); see
+Written and labelled by the rubricjudge developers (MIT, like the project); see
 ``_science_src`` for the layout.
 """
 

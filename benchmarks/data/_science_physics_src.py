@@ -1,6 +1,6 @@
 """Physics questions of benchmarks/data/authored_science.json (see ``_science_src``).
 
-Written and labelled by the rubricate developers (MIT, like the project).
+Written and labelled by the rubricjudge developers (MIT, like the project).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Shared helpers for the sources of benchmarks/data/authored_science.json.
 
-Written by the rubricate developers (MIT, like the project). A question has three
+Written by the rubricjudge developers (MIT, like the project). A question has three
 positive criteria, optionally a penalty (a fault: MET means the answer commits it)
 and optionally one multi-choice criterion. Each answer is labelled on every leaf:
 ``labels`` is one letter per binary leaf, in order (``M`` MET, ``U`` UNMET), and

@@ -32,7 +32,7 @@ def build(name: str, module: str) -> dict[str, Any]:
             for i, r in enumerate(qd["criteria"])
         ]
         crit.append({"name": "fault", "requirement": qd["penalty"], "weight": -1.0})
-        rubric = {"format": "rubricate/1", "name": qd["id"], "criteria": crit}
+        rubric = {"format": "rubricjudge/1", "name": qd["id"], "criteria": crit}
         for ai, (text, labels) in enumerate(qd["answers"]):
             assert len(labels) == len(crit), (qd["id"], ai)
             items.append(
@@ -58,7 +58,7 @@ def _science_rubric(qd: dict[str, Any]) -> dict[str, Any]:
         ch = qd["choice"]
         crit.append(
             {
-                # one name per question: `rubricate metrics` pools criteria by name,
+                # one name per question: `rubricjudge metrics` pools criteria by name,
                 # and each question's options differ
                 "name": f"choice_{qd['id']}",
                 "requirement": ch["requirement"],
@@ -67,7 +67,7 @@ def _science_rubric(qd: dict[str, Any]) -> dict[str, Any]:
                 "options": [{"label": label, "value": value} for label, value in ch["options"]],
             }
         )
-    return {"format": "rubricate/1", "name": qd["id"], "criteria": crit}
+    return {"format": "rubricjudge/1", "name": qd["id"], "criteria": crit}
 
 
 def build_science() -> dict[str, Any]:
@@ -118,7 +118,7 @@ def build_science() -> dict[str, Any]:
         "prompt": "Answer the question.",
         "rubric": None,
         "metadata": {
-            "source": "written and labelled by the rubricate developers",
+            "source": "written and labelled by the rubricjudge developers",
             "licence": "MIT",
             "split": "metadata.split of each item: dev or test, by question",
         },

@@ -1,1 +1,0 @@
-"""The ``rubricate`` command line: one module per command, registered in ``main``."""

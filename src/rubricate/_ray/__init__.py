@@ -1,1 +1,0 @@
-"""Ray: grading on a Ray cluster (see ``rubricate.integrations.ray``)."""

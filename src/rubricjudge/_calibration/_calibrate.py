@@ -1,0 +1,144 @@
+"""``calibrate``: grade labelled training items, then fit the judge's probabilities.
+
+Only the training items are graded and only their labels are fitted on; their
+ids are written into the calibration so that ``rubricjudge metrics`` can leave
+them out when it reports agreement before and after calibration.
+
+With ``examples=k`` the first grading pass also chooses up to ``k`` labelled
+training answers per criterion to show the judge (see ``_examples``); the
+training items are then graded again with those examples in the prompt, and the
+fit uses that second pass, leaving out each answer shown as its own example.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .._errors import UsageError
+from ._examples import example_keys, labelled_answers, pick_examples
+from ._model import Calibration, criterion_id
+from ._train import Sample, fit_groups
+
+__all__ = ["calibrate", "pick_training"]
+
+
+def pick_training(
+    dataset: Any,
+    *,
+    n_train: int | None = None,
+    train_ids: Sequence[str] | None = None,
+    seed: int = 0,
+) -> Any:
+    """The training part of ``dataset``: ``train_ids``, or ``n_train`` items stratified.
+
+    Raises:
+        UsageError: neither or both given, an id is unknown, or items lack ids.
+    """
+    from .._runs._fingerprint import item_key
+
+    if (n_train is None) == (train_ids is None):
+        raise UsageError(
+            "give the number of training items (--train N) or their ids (--train-ids FILE)"
+        )
+    labelled = [it for it in dataset.items if it.ground_truth is not None]
+    if not labelled:
+        raise UsageError("the dataset has no ground truth; calibration needs human labels")
+    if train_ids is not None:
+        wanted = list(dict.fromkeys(train_ids))
+        keys = {item_key(it, i): it for i, it in enumerate(dataset.items)}
+        unknown = [k for k in wanted if k not in keys]
+        if unknown:
+            raise UsageError(
+                f"{len(unknown)} training id(s) are not in the dataset, e.g. {unknown[0]!r}"
+            )
+        return dataset._with_items([keys[k] for k in wanted])
+    assert n_train is not None
+    if not 0 < n_train <= len(labelled):
+        raise UsageError(
+            f"--train {n_train} must be between 1 and {len(labelled)} (the labelled items)"
+        )
+    base = dataset._with_items(labelled)
+    train, _ = base.split_train_test(n_train, stratify=True, seed=seed)
+    return train
+
+
+async def calibrate(
+    dataset: Any,
+    grader: Any,
+    *,
+    judge: str,
+    verdict_method: str,
+    n_train: int | None = None,
+    train_ids: Sequence[str] | None = None,
+    seed: int = 0,
+    run_dir: str | Path | None = None,
+    resume: bool = False,
+    concurrency: int = 16,
+    dataset_source: str | None = None,
+    progress: Any = None,
+    examples: int = 0,
+) -> Calibration:
+    """Grade the training items with ``grader`` and fit a calibration on their labels.
+
+    ``examples`` > 0 chooses that many labelled answers per criterion to show the
+    judge, and fits on a second grading pass with them in the prompt.
+
+    Raises:
+        UsageError: too few labels (the message says how many are needed), or a
+            training choice that does not fit the dataset.
+    """
+    from .._runs import evaluate
+    from .._runs._fingerprint import item_key
+
+    full_keys = {id(it): item_key(it, i) for i, it in enumerate(dataset.items)}
+    train = pick_training(dataset, n_train=n_train, train_ids=train_ids, seed=seed)
+    result = await evaluate(
+        train,
+        grader,
+        run_dir=run_dir,
+        resume=resume,
+        concurrency=concurrency,
+        dataset_source=dataset_source,
+        progress=progress,
+    )
+    keys = [full_keys[id(it)] for it in train.items]
+    answers = labelled_answers(keys, train.items, result.reports)
+    if not answers:
+        raise UsageError(
+            f"the judge {judge!r} reported no token probabilities on the training items; "
+            "calibration needs them (the local judge, or an OpenAI-compatible server that "
+            "returns logprobs)"
+        )
+    fitted = Calibration(
+        judge=judge,
+        verdict_method=verdict_method,
+        dataset=dataset_source,
+        train_ids=keys,
+        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        examples=pick_examples(answers, examples),
+    )
+    if fitted.examples:  # grade again, the examples in the prompt, and fit on that pass
+        shown = copy.copy(grader)
+        shown.calibration = fitted  # no groups yet: only the examples apply
+        again = await evaluate(
+            train,
+            shown,
+            run_dir=Path(run_dir) / "with-examples" if run_dir is not None else None,
+            resume=resume,
+            concurrency=concurrency,
+            dataset_source=dataset_source,
+            progress=progress,
+        )
+        own = example_keys(answers, fitted.examples)
+        answers = [
+            a
+            for a in labelled_answers(keys, train.items, again.reports)
+            if (a.item_key, criterion_id(a.criterion)) not in own
+        ]
+    samples = [Sample(a.criterion, a.probabilities, a.truth) for a in answers]
+    fitted = fitted.model_copy(update={"groups": fit_groups(samples)})
+    return fitted.with_shares([(s.criterion, s.probabilities) for s in samples])

@@ -1,0 +1,224 @@
+"""A calibration: fitted groups of criteria, written to and read from JSON.
+
+Each criterion is calibrated by the most specific group that was fitted: its own
+(``criterion:<id>``, enough labels on that very criterion), else the pooled group
+of its kind (``pooled:positive`` for binary criteria with a positive weight,
+``pooled:negative`` for penalties, ``pooled:options:<id>`` for multi-choice
+criteria with the same options). A criterion with no group is left as the judge
+answered it. A criterion's id hashes what it asks (requirement, sign of the
+weight, options), not its name, so per-item rubrics that repeat a criterion share it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .._errors import ConfigError
+from .._limits import json_loads, read_text
+from .._model import CalibrationExample, Criterion
+from ._fit import Fit, apply_fit
+
+__all__ = ["FORMAT", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]
+
+FORMAT: Literal["rubricjudge-calibration/1"] = "rubricjudge-calibration/1"
+BINARY = ("MET", "UNMET")
+
+
+def criterion_id(criterion: Criterion) -> str:
+    """A short stable id of what ``criterion`` asks (not of its name)."""
+    parts: list[Any] = [" ".join(criterion.requirement.split()), criterion.weight < 0]
+    if criterion.is_multi_choice:
+        parts.append([o.label for o in criterion.options or []])
+    text = json.dumps(parts, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _options_id(criterion: Criterion) -> str:
+    text = json.dumps([o.label for o in criterion.options or []], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def group_ids(criterion: Criterion) -> list[str]:
+    """The groups that may calibrate ``criterion``, most specific first."""
+    own = f"criterion:{criterion_id(criterion)}"
+    if criterion.is_multi_choice:
+        return [own, f"pooled:options:{_options_id(criterion)}", positions_id(criterion)]
+    return [own, "pooled:negative" if criterion.weight < 0 else "pooled:positive"]
+
+
+POSITIONS = "pooled:positions:"
+
+
+def positions_id(criterion: Criterion) -> str:
+    """The group of multi-choice criteria of one kind and size, calibrated by position.
+
+    Options are labelled by their place in the list (``1`` .. ``n``), so criteria
+    whose options differ in wording share what a judge does by place: a bias to the
+    last option, or to the top of an ordinal scale.
+    """
+    n = len(criterion.options or [])
+    return f"{POSITIONS}{criterion.scale_type or 'ordinal'}:{n}"
+
+
+def by_position(criterion: Criterion, probabilities: dict[str, float]) -> dict[str, float]:
+    """``probabilities`` keyed by option place (``"1"`` ..) instead of option label."""
+    labels = [o.label for o in criterion.options or []]
+    return {str(i): probabilities.get(label, 0.0) for i, label in enumerate(labels, 1)}
+
+
+def position_of(criterion: Criterion, label: str) -> str:
+    """The place (``"1"`` ..) of the option labelled ``label``, or ``label`` if none."""
+    labels = [o.label for o in criterion.options or []]
+    return str(labels.index(label) + 1) if label in labels else label
+
+
+class CalibrationGroup(BaseModel):
+    """One fitted group: its labels, scale and biases, and what it was fitted on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    labels: list[str]
+    scale: float
+    bias: list[float]
+    n: int = Field(ge=0)
+    counts: dict[str, int] = Field(default_factory=dict)
+    description: str = ""
+    train_accuracy_raw: float | None = None
+    train_accuracy_calibrated: float | None = None
+
+    def fit(self) -> Fit:
+        """This group as a :class:`Fit`."""
+        return Fit(labels=tuple(self.labels), scale=self.scale, bias=tuple(self.bias))
+
+
+class Calibration(BaseModel):
+    """A judge's calibration on human labels (``rubricjudge calibrate`` writes it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["rubricjudge-calibration/1", "rubricate-calibration/1"] = FORMAT
+    """Files written under the project's old name (``rubricate-calibration/1``) still load."""
+    judge: str
+    verdict_method: str
+    dataset: str | None = None
+    train_ids: list[str] = Field(default_factory=list)
+    groups: list[CalibrationGroup] = Field(default_factory=list)
+    created_at: str | None = None
+    confidence_shares: dict[str, float] = Field(default_factory=dict)
+    """Share of the training answers whose calibrated confidence is below each level
+    (``"0.70": 0.31``): what a cascade would escalate (``--dry-run`` uses it)."""
+    examples: dict[str, dict[str, list[CalibrationExample]]] = Field(default_factory=dict)
+    """Labelled training answers to show the judge, by criterion id, then by label
+    (``calibrate --examples K``); the groups were fitted with them in the prompt."""
+
+    def examples_for(self, criterion: Criterion) -> dict[str, list[CalibrationExample]] | None:
+        """The labelled examples chosen for ``criterion`` (by what it asks), or None."""
+        return self.examples.get(criterion_id(criterion)) if self.examples else None
+
+    def share_below(self, level: float) -> float | None:
+        """The share of training answers below ``level`` (the nearest recorded level)."""
+        if not self.confidence_shares:
+            return None
+        nearest = min(self.confidence_shares, key=lambda k: abs(float(k) - level))
+        return self.confidence_shares[nearest]
+
+    def with_shares(self, probabilities: list[tuple[Criterion, dict[str, float]]]) -> Calibration:
+        """A copy recording the confidence shares of these judge answers once calibrated."""
+        confidences = []
+        for criterion, probs in probabilities:
+            decided = self.calibrate(criterion, probs)
+            confidences.append(max(decided[1].values()) if decided else max(probs.values()))
+        if not confidences:
+            return self
+        levels = [round(0.5 + 0.05 * i, 2) for i in range(10)]
+        shares = {f"{x:.2f}": sum(c < x for c in confidences) / len(confidences) for x in levels}
+        return self.model_copy(update={"confidence_shares": shares})
+
+    def group_for(self, criterion: Criterion) -> CalibrationGroup | None:
+        """The most specific fitted group for ``criterion``, or None."""
+        by_id = {g.id: g for g in self.groups}
+        for gid in group_ids(criterion):
+            if gid in by_id:
+                return by_id[gid]
+        return None
+
+    def calibrate(
+        self, criterion: Criterion, probabilities: dict[str, float]
+    ) -> tuple[str, dict[str, float], CalibrationGroup] | None:
+        """(chosen label, calibrated probabilities, group), or None when nothing applies.
+
+        ``probabilities`` are the judge's (``MET``/``UNMET``/``CANNOT_ASSESS`` or
+        option labels); labels outside the group's count as not chosen.
+        """
+        group = self.group_for(criterion)
+        if group is None:
+            return None
+        by_place = group.id.startswith(POSITIONS)
+        probs = by_position(criterion, probabilities) if by_place else probabilities
+        raw = [max(probs.get(label, 0.0), 0.0) for label in group.labels]
+        if not sum(raw) > 0:
+            return None
+        calibrated = apply_fit(group.fit(), raw)
+        best = max(range(len(calibrated)), key=lambda i: (calibrated[i], -i))
+        labels = group.labels
+        if by_place:  # back from places to the criterion's own option labels
+            options = [o.label for o in criterion.options or []]
+            labels = [options[int(x) - 1] for x in group.labels]
+        return labels[best], dict(zip(labels, calibrated, strict=True)), group
+
+    # -- files -------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Calibration:
+        """Read a calibration file.
+
+        Raises:
+            ConfigError: the file is missing or not a calibration, naming what is wrong.
+        """
+        p = Path(path)
+        try:
+            text = read_text(p)
+        except OSError as e:
+            raise ConfigError(
+                f"cannot read the calibration file {str(p)!r}: {e.strerror}"
+            ) from None
+        except UnicodeDecodeError as e:
+            raise ConfigError(
+                f"{p}: not UTF-8 text ({e.reason}); give a file `rubricjudge calibrate` wrote"
+            ) from None
+        except ValueError as e:  # larger than rubricjudge reads
+            raise ConfigError(f"{p}: {e}; give a file `rubricjudge calibrate` wrote") from None
+        try:
+            data = json_loads(text)
+        except ValueError as e:
+            raise ConfigError(
+                f"{p}: not JSON ({e}); give a file `rubricjudge calibrate` wrote"
+            ) from None
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(x) for x in first["loc"]) or "(top level)"
+            raise ConfigError(
+                f"{p}: {where}: {first['msg']}; give a file `rubricjudge calibrate` wrote"
+            ) from None
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write this calibration as JSON (to a temporary file, then renamed)."""
+        p = Path(path)
+        text = self.model_dump_json(indent=2) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,1 @@
+"""The ``rubricjudge`` command line: one module per command, registered in ``main``."""

@@ -1,0 +1,42 @@
+"""The DATASET argument of ``evaluate`` and ``metrics``: a file or ``example:NAME``."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+
+__all__ = ["EXAMPLE_PREFIX", "load_dataset_arg"]
+
+EXAMPLE_PREFIX = "example:"
+
+
+def _load_example(name: str) -> Any:
+    for module in ("rubricjudge._examples", "rubricjudge._dataset", "rubricjudge"):
+        try:
+            loader = getattr(importlib.import_module(module), "load_example_dataset", None)
+        except ModuleNotFoundError:
+            continue
+        if loader is not None:
+            return loader(name)
+    raise ConfigError("this install has no bundled example datasets")
+
+
+def load_dataset_arg(spec: str) -> Any:
+    """Load a dataset from a file (JSON, YAML or JSONL) or ``example:NAME``.
+
+    Raises:
+        ConfigError: the file does not exist or the example is unknown.
+    """
+    if spec.startswith(EXAMPLE_PREFIX):
+        return _load_example(spec[len(EXAMPLE_PREFIX) :])
+    if not Path(spec).is_file():
+        raise ConfigError(
+            f"dataset {spec!r} not found; give a dataset file (JSON, YAML or JSONL) "
+            f"or {EXAMPLE_PREFIX}llm_rubric_microsoft"
+        )
+    from .._dataset import RubricDataset
+
+    return RubricDataset.from_file(spec)

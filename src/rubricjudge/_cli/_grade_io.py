@@ -1,0 +1,179 @@
+"""Input, progress and summary for ``rubricjudge grade``."""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any
+
+from .._errors import ConfigError, RubricJudgeError
+from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
+from .._reports import EvaluationReport
+
+if TYPE_CHECKING:
+    from .._judges._fleet import EndpointStats
+
+__all__ = ["Item", "Tally", "estimate_cost", "iter_items", "read_items"]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One submission to grade, from one input line."""
+
+    line: int
+    id: str
+    submission: Any
+    query: str | None
+    reference: str | None
+
+
+def _text(obj: dict[str, Any], key: str, where: str) -> str | None:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{where}: {key!r} is {type(value).__name__}; give text")
+    return value
+
+
+def read_items(stream: IO[str], name: str) -> list[Item]:
+    """Read every item of a JSONL stream into a list (see :func:`iter_items`)."""
+    return list(iter_items(stream, name))
+
+
+def iter_items(stream: IO[str], name: str) -> Iterator[Item]:
+    """Yield items from JSONL lines of ``submission`` and optional ``id``, ``query``, ``reference``.
+
+    One line is read at a time, so a large input costs no memory in proportion.
+
+    Raises:
+        ConfigError: naming the file and line number of the first bad line.
+    """
+    from .._graders._inputs import to_submission
+
+    lines = numbered_lines(stream)
+    while True:
+        try:
+            n, raw = next(lines)
+        except StopIteration:
+            return
+        except DataLimitError as e:  # bytes that are not UTF-8
+            raise ConfigError(f"{name}: {e}") from None
+        if not raw.strip():
+            continue
+        where = f"{name} line {n}"
+        try:
+            obj = json_loads(raw)
+        except json.JSONDecodeError as e:
+            raise ConfigError(
+                f"{where}: not valid JSON: {describe_json_error(e, line=False)}; "
+                "write one JSON object per line"
+            ) from None
+        except DataLimitError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        if not isinstance(obj, dict):
+            raise ConfigError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        if "submission" not in obj:
+            raise ConfigError(f"{where}: missing 'submission' (text or {{thinking, output}})")
+        try:
+            sub = to_submission(obj["submission"], where="submission")
+        except RubricJudgeError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        ident = obj.get("id")
+        reference = _text(obj, "reference", where)
+        if reference is None:
+            reference = _text(obj, "reference_submission", where)
+        yield Item(
+            line=n,
+            id=str(ident) if ident is not None else str(n),
+            submission=sub,
+            query=_text(obj, "query", where),
+            reference=reference,
+        )
+
+
+def estimate_cost(spec: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Dollars for a judge spec, or None when its price is unknown."""
+    prefix, _, model = spec.partition("/")
+    if prefix in ("fake", "local"):
+        return 0.0
+    if not model:
+        return None
+    try:
+        from genai_prices import Usage, calc_price
+
+        price = calc_price(
+            Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+            model_ref=model,
+            provider_id=prefix,
+        )
+        return float(price.total_price)
+    except Exception:  # unknown model, provider or missing extra: unknown, never 0
+        return None
+
+
+def _histogram(scores: Sequence[float]) -> list[str]:
+    bins = [0] * 5
+    for s in scores:
+        bins[min(4, max(0, int(s * 5)))] += 1
+    top = max(bins) or 1
+    return [
+        f"  {i / 5:.1f}-{(i + 1) / 5:.1f} {'#' * round(20 * b / top):<20} {b}"
+        for i, b in enumerate(bins)
+    ]
+
+
+class Tally:
+    """What ``grade`` prints after a run, accumulated report by report (8 bytes an item)."""
+
+    def __init__(self) -> None:
+        self.items = 0
+        self.scores = array("d")
+        self.calls = self.cached = self.prompt = self.completion = 0
+        self.known_cost = 0.0
+        self.unknown_cost = 0
+        self.criterion_errors = 0
+        self.not_graded = 0
+        self.endpoints: dict[str, EndpointStats] = {}
+
+    def add(self, r: EvaluationReport) -> None:
+        """Count one item's report."""
+        self.items += 1
+        if r.score is None:
+            self.not_graded += 1
+        else:
+            self.scores.append(r.score)
+        self.calls += r.judge_calls
+        self.cached += r.cached_calls
+        if r.token_usage is not None:
+            self.prompt += r.token_usage.prompt_tokens
+            self.completion += r.token_usage.completion_tokens
+        if r.completion_cost is None:
+            self.unknown_cost += 1
+        else:
+            self.known_cost += r.completion_cost
+        self.criterion_errors += r.error_count
+
+    def text(self, *, judges: str, grader: str) -> str:
+        """Format the summary printed on stderr."""
+        scores = self.scores
+        lines = [f"graded {self.items} items with {grader} grading, judge {judges}"]
+        if scores:
+            mean = sum(scores) / len(scores)
+            lines.append(f"score: mean {mean:.3f}  min {min(scores):.3f}  max {max(scores):.3f}")
+            if all(0.0 <= s <= 1.0 for s in scores):
+                lines += _histogram(scores)
+        cost = f"${self.known_cost:.4f}"
+        if self.unknown_cost:
+            cost += f" + unknown for {self.unknown_cost} items"
+        lines.append(f"judge calls: {self.calls} ({self.cached} cached)")
+        lines.append(f"tokens: {self.prompt} prompt + {self.completion} completion")
+        lines.append(f"cost: {cost}")
+        lines.append(
+            f"errors: {self.criterion_errors} criteria; items not graded: {self.not_graded}"
+        )
+        if self.endpoints:
+            from .._runs._summary import endpoint_lines
+
+            lines.extend(endpoint_lines(self.endpoints))
+        return "\n".join(lines)

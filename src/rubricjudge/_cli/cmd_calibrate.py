@@ -1,0 +1,153 @@
+"""``rubricjudge calibrate``: fit a judge's verdict probabilities to human labels.
+
+Grades the training items of a labelled dataset with the judge (``--train N``
+items, stratified, or the ids in ``--train-ids FILE``), fits a calibration from
+their labels only, and writes it (``-o``, to a temporary file renamed on
+success). ``grade`` and ``evaluate`` apply it with ``--calibration FILE``;
+``rubricjudge metrics`` leaves the training items out when it compares.
+
+Exit codes: 0 written; 1 a usage or input error (too few labels, unknown ids,
+a judge without token probabilities); 2 bad command-line usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+from .._limits import json_loads, read_text
+from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
+from ._trust_args import BASE_URL_HELP, add_trust_args, base_url_option, trust_options
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``calibrate`` command."""
+    p = subparsers.add_parser(
+        "calibrate",
+        help="fit a judge's verdict probabilities to a dataset's human labels",
+        description="Grade the training items of a labelled dataset with --judge and fit, from "
+        "their labels only, how the judge's token probabilities map to verdicts. Write the "
+        "calibration for `grade --calibration` and `evaluate --calibration`.",
+    )
+    p.add_argument("dataset", help=f"labelled dataset file or {EXAMPLE_PREFIX}NAME")
+    p.add_argument("--judge", default="local", help="judge spec (default: local)")
+    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
+    train = p.add_mutually_exclusive_group(required=True)
+    train.add_argument("--train", type=int, metavar="N", help="fit on N items, stratified")
+    train.add_argument(
+        "--train-ids", metavar="FILE", help="fit on these items: one id per line, or a JSON list"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the --train split (default 0)")
+    p.add_argument("-o", "--output", required=True, help="where to write the calibration JSON")
+    p.add_argument("--run-dir", help="keep the training judgments here (resumable)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    p.add_argument(
+        "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
+    )
+    p.add_argument(
+        "--examples",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also choose K labelled training answers per criterion to show the judge (labels "
+        "taking turns, the judge's hardest first), then grade the training items again with "
+        "them in the prompt and fit on that pass; grading with the calibration shows them "
+        "(--max-examples caps them). Default 0: none",
+    )
+    add_trust_args(p, calibration=False)
+    p.set_defaults(func=run)
+
+
+def _read_ids(path: str) -> list[str]:
+    try:
+        text = read_text(path)
+    except OSError as e:
+        raise ConfigError(f"--train-ids: cannot read {path!r}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"--train-ids: {path} is not UTF-8 text ({e.reason})") from None
+    except ValueError as e:  # larger than rubricjudge reads
+        raise ConfigError(f"--train-ids: {path}: {e}") from None
+    stripped = text.strip()
+    if stripped.startswith("["):
+        try:
+            data = json_loads(stripped)
+        except ValueError as e:
+            raise ConfigError(f"--train-ids: {path} is not a JSON list of ids ({e})") from None
+        if not isinstance(data, list) or not all(isinstance(x, str | int) for x in data):
+            raise ConfigError(f"--train-ids: {path} must hold a list of ids (strings)")
+        return [str(x) for x in data]
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rubricjudge calibrate``."""
+    from .._calibration import calibrate
+    from .._graders import CriterionGrader
+
+    if args.resume and not args.run_dir:
+        raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
+    if args.concurrency < 1:
+        raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    if args.examples < 0:
+        raise ConfigError(f"--examples {args.examples!r} must be 0 or more")
+    out = Path(args.output)
+    if not out.parent.is_dir():
+        raise ConfigError(f"-o {args.output}: the directory {str(out.parent)!r} does not exist")
+    dataset = load_dataset_arg(args.dataset)
+    train_ids = _read_ids(args.train_ids) if args.train_ids else None
+    options = trust_options(args, "per-criterion")
+    options.pop("escalate_to", None)  # a cascade is applied at grading time, not fitted
+    options.pop("below_confidence", None)
+    if args.base_url:
+        options["judge_options"] = {"base_url": base_url_option(args.base_url)}
+    grader = CriterionGrader(args.judge, concurrency=args.concurrency, **options)
+    member = grader.members()[0]
+    judge_name = str(getattr(member.judge, "name", args.judge))
+    source = args.dataset if args.dataset.startswith(EXAMPLE_PREFIX) else str(Path(args.dataset))
+    calibration = asyncio.run(
+        calibrate(
+            dataset,
+            grader,
+            judge=judge_name,
+            verdict_method=grader.method_of(member),
+            n_train=args.train,
+            train_ids=train_ids,
+            seed=args.seed,
+            run_dir=args.run_dir,
+            resume=args.resume,
+            concurrency=args.concurrency,
+            dataset_source=source,
+            examples=args.examples,
+        )
+    )
+    calibration.save(out)
+    print(
+        f"calibrated {judge_name} ({calibration.verdict_method}) on "
+        f"{len(calibration.train_ids)} items: {len(calibration.groups)} group(s)",
+        file=sys.stderr,
+    )
+    for g in calibration.groups:
+        raw = f"{g.train_accuracy_raw:.3f}" if g.train_accuracy_raw is not None else "-"
+        cal = (
+            f"{g.train_accuracy_calibrated:.3f}" if g.train_accuracy_calibrated is not None else "-"
+        )
+        print(
+            f"  {g.id}: {g.n} labels {g.counts}; training accuracy {raw} -> {cal} "
+            "(in-sample; `rubricjudge metrics` reports held-out items)",
+            file=sys.stderr,
+        )
+    if args.examples:
+        shown = sum(len(x) for levels in calibration.examples.values() for x in levels.values())
+        print(
+            f"  examples: {shown} labelled answers for {len(calibration.examples)} criteria "
+            "(fitted with them in the prompt)",
+            file=sys.stderr,
+        )
+    print(f"wrote {out}", file=sys.stderr)
+    return 0

@@ -1,0 +1,165 @@
+"""``rubricjudge evaluate``: grade a whole dataset, resumably, into a run directory.
+
+With ``--run-dir`` every judgment is committed as it arrives; after a crash or a
+kill, the same command with ``--resume`` repeats no finished judgment. The run
+summary goes to stdout (``--json`` for JSON); the progress bar to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+from ._batch_args import add_batch_args, batch_options
+from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
+from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
+
+__all__ = ["register", "run"]
+
+GRADERS = ("per-criterion", "one-shot", "holistic")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``evaluate`` command."""
+    p = subparsers.add_parser(
+        "evaluate",
+        help="grade every item of a dataset into a resumable run directory",
+        description="Grade every item of a dataset; with --run-dir the run survives crashes "
+        "and kills and continues with --resume.",
+    )
+    p.add_argument("dataset", help=f"dataset file (JSON, YAML, JSONL) or {EXAMPLE_PREFIX}NAME")
+    p.add_argument("--judge", help="judge spec (default: local)")
+    p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
+    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
+    p.add_argument("--grader", choices=GRADERS, default="per-criterion")
+    p.add_argument("--run-dir", help="directory of the run store (needed for --resume)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run although --run-dir holds a run of other inputs (its item results are dropped)",
+    )
+    p.add_argument("--max-items", type=int, help="grade only the first N items")
+    p.add_argument(
+        "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count calls, tokens and cost (and the --batch-api saving); call nothing",
+    )
+    g = p.add_argument_group("where items are graded")
+    g.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="local: in this process (default); ray: on Ray actors, this process still "
+        "commits every judgment to --run-dir (needs rubricjudge[ray])",
+    )
+    g.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the Ray cluster to use (ray://HOST:10001, auto); default: start a local one",
+    )
+    g.add_argument(
+        "--ray-actors",
+        type=int,
+        metavar="N",
+        help="Ray actors grading (default: one per CPU of the cluster); --concurrency "
+        "then applies to each",
+    )
+    add_cache_args(p)
+    add_trust_args(p)
+    add_batch_args(p)
+    p.set_defaults(func=run)
+
+
+def _dataset_source(spec: str) -> str:
+    if spec.startswith(EXAMPLE_PREFIX):
+        return spec
+    return str(Path(spec).resolve())
+
+
+def build_grader(args: argparse.Namespace) -> Any:
+    """Build the grader the ``--grader`` / ``--judge`` / ``--judges`` options ask for."""
+    from .cmd_grade import _grader
+
+    return _grader(args)
+
+
+def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
+    from .cmd_grade import dry_run
+
+    if args.batch_api:
+        from .._runs._batch_run import check_batchable
+
+        check_batchable(grader)
+    size = len(dataset.items)
+    scope = size if args.max_items is None else min(args.max_items, size)
+    work = (
+        (
+            dataset.get_item_rubric(i),
+            dataset.items[i].submission,
+            dataset.get_item_query(i),
+            dataset.get_item_reference_submission(i),
+        )
+        for i in range(scope)
+    )
+    return dry_run(args, grader, work)
+
+
+def _ray_executor(args: argparse.Namespace) -> Any:
+    from .._ray._executor import RayExecutor
+    from .cmd_grade import _grader_spec
+
+    if args.ray_actors is not None and args.ray_actors < 1:
+        raise ConfigError(f"--ray-actors {args.ray_actors!r} must be at least 1")
+    return RayExecutor(_grader_spec(args), actors=args.ray_actors, address=args.ray_address)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rubricjudge evaluate``."""
+    from .._runs import evaluate_sync
+
+    if args.resume and not args.run_dir:
+        raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
+    if args.concurrency < 1:
+        raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    if args.executor != "ray" and (args.ray_address or args.ray_actors is not None):
+        raise ConfigError("--ray-address and --ray-actors need --executor ray")
+    batch = None if args.dry_run else batch_options(args)
+    dataset = load_dataset_arg(args.dataset)
+    grader = build_grader(args)
+    if args.dry_run:
+        return _dry_run(args, dataset, grader)
+    if batch is not None and args.executor == "ray":
+        raise ConfigError("--batch-api and --executor ray do not go together: choose one")
+    executor = _ray_executor(args) if args.executor == "ray" else None
+    try:
+        result = evaluate_sync(
+            dataset,
+            grader,
+            run_dir=args.run_dir,
+            resume=args.resume,
+            force=args.force,
+            max_items=args.max_items,
+            concurrency=args.concurrency,
+            dataset_source=_dataset_source(args.dataset),
+            batch_api=batch or False,
+            executor=executor,
+        )
+    finally:
+        if executor is not None:
+            executor.close()
+    if args.json:
+        print(json.dumps(result.summary.model_dump(mode="json"), indent=2))
+    else:
+        print(result.summary.to_text())
+        if args.run_dir:
+            print(f"run directory: {os.fspath(args.run_dir)}")
+    return 1 if result.summary.items_failed else 0

@@ -1,0 +1,397 @@
+"""``rubricjudge grade``: grade submissions against a rubric, one JSON report per line.
+
+A thin command over the runs engine that ``evaluate`` uses: input is streamed
+(a file is checked in a first pass, then read again as it is graded), items are
+graded by a fixed pool of workers and written in input order through a bounded
+reorder buffer, each line flushed. With ``--run-dir`` every judgment and item is
+committed as it arrives and ``--resume`` continues a killed run. The summary and
+the progress bar go to stderr. ``--dry-run`` counts calls, tokens and dollars.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from .._errors import ConfigError
+from .._model import Rubric
+from .._reports import EvaluationReport
+from .._runs._fingerprint import fingerprint
+from ._batch_args import add_batch_args, batch_options, batch_saving
+from ._grade_io import Item, Tally, estimate_cost, iter_items
+from ._trust_args import (
+    BASE_URL_HELP,
+    add_cache_args,
+    add_trust_args,
+    base_url_option,
+    cache_options,
+    cascade_estimate,
+    trust_options,
+)
+
+__all__ = ["dry_run", "register", "run"]
+
+GRADERS = ("per-criterion", "one-shot", "holistic")
+COMPLETION_TOKENS = {"per-criterion": 40, "one-shot": 40, "holistic": 60}
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``grade`` command."""
+    p = subparsers.add_parser(
+        "grade",
+        help="grade submissions against a rubric",
+        description="Grade submissions (JSONL: submission, id, query, reference) against a "
+        "rubric; write one EvaluationReport per line, in input order.",
+        epilog="Exit codes: 0 graded (items whose judges failed are recorded in their "
+        "reports); 1 a usage or input error, or no item could be graded (-o then keeps what "
+        "it held); 2 bad command-line usage; 130 interrupted; 141 stdout closed.",
+    )
+    p.add_argument("rubric", help="rubric file (YAML or JSON, any supported format)")
+    p.add_argument("input", nargs="?", help="JSONL file of submissions, or - for stdin")
+    p.add_argument("-o", "--output", help="write the JSONL reports here (default: stdout)")
+    p.add_argument("--text", help="grade this one submission instead of an input file")
+    p.add_argument("--query", help="the query for --text")
+    p.add_argument("--judge", help="judge spec (default: local)")
+    p.add_argument(
+        "--judges",
+        nargs="+",
+        metavar="SPEC",
+        help="an ensemble: specs separated by commas or spaces; SPEC=WEIGHT sets a vote "
+        "weight (votes are weighted; a criterion's own aggregation still wins)",
+    )
+    p.add_argument("--grader", choices=GRADERS, default="per-criterion")
+    p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
+    p.add_argument(
+        "--run-dir",
+        help="commit every judgment and item here as it arrives (needed for --resume)",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="continue the run in --run-dir; -o gets every item"
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run although --run-dir holds a run of other inputs (its item results are dropped)",
+    )
+    p.add_argument(
+        "--max-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show at most N of a criterion's calibration examples (default: all)",
+    )
+    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
+    p.add_argument(
+        "--dry-run", action="store_true", help="count calls, tokens and cost; call nothing"
+    )
+    add_cache_args(p)
+    add_trust_args(p)
+    add_batch_args(p)
+    p.set_defaults(func=run)
+
+
+def _load_rubric(path: str) -> Rubric:
+    if not Path(path).is_file():
+        raise ConfigError(f"rubric file {path!r} not found")
+    try:
+        from .._formats import load_file
+    except ModuleNotFoundError as e:  # pragma: no cover - until _formats lands
+        if e.name != "rubricjudge._formats":
+            raise
+        import yaml
+
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        return Rubric(data) if isinstance(data, list) else Rubric(**data)
+    rubric: Rubric = load_file(path)
+    return rubric
+
+
+def _judge_specs(args: argparse.Namespace) -> list[Any]:
+    from .._graders import JudgeSpec
+
+    if not args.judges:
+        return []
+    specs: list[Any] = []
+    for chunk in args.judges:
+        for spec in filter(None, (s.strip() for s in chunk.split(","))):
+            name, sep, weight = spec.rpartition("=")
+            if sep:
+                try:
+                    specs.append(JudgeSpec(name, weight=float(weight)))
+                    continue
+                except ValueError:
+                    raise ConfigError(
+                        f"--judges: weight {weight!r} of {name!r} is not a number"
+                    ) from None
+            specs.append(JudgeSpec(spec))
+    return specs
+
+
+def _grader_spec(args: argparse.Namespace) -> Any:
+    """The :class:`GraderSpec` the options ask for (plain data: a Ray actor rebuilds it)."""
+    from .._graders._spec import GraderSpec
+
+    kind = args.grader
+    if args.concurrency < 1:
+        raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    options: dict[str, Any] = {"concurrency": args.concurrency}
+    options.update(trust_options(args, kind))
+    max_examples = getattr(args, "max_examples", None)  # `evaluate` shares this helper
+    if max_examples is not None and kind != "holistic":
+        options["max_examples"] = max_examples
+    judge_options = cache_options(args)
+    if args.base_url:
+        judge_options["base_url"] = base_url_option(args.base_url)
+    if judge_options:
+        options["judge_options"] = judge_options
+    judges = _judge_specs(args)
+    if judges and args.judge:
+        raise ConfigError("give --judge or --judges, not both")
+    if judges:
+        if kind != "holistic":
+            # with equal weights these equal majority / mean / mode; SPEC=WEIGHT then counts
+            options.update(
+                aggregation="weighted",
+                ordinal_aggregation="weighted_mean",
+                nominal_aggregation="weighted_mode",
+            )
+        return GraderSpec(kind, judges=judges, options=options)
+    return GraderSpec(kind, args.judge or "local", options=options)
+
+
+def _grader(args: argparse.Namespace) -> Any:
+    return _grader_spec(args).build()
+
+
+class _Source:
+    """Where the items come from: ``--text``, a file (checked first, then streamed) or stdin."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.text: str | None = args.text
+        self.query: str | None = args.query
+        self.path: Path | None = None
+        self.total: int | None = None
+        self.fingerprint = ""
+        if args.text is not None:
+            if args.input:
+                raise ConfigError("give an INPUT file or --text, not both")
+            self.total = 1
+            self.fingerprint = fingerprint([args.text, args.query])
+            return
+        if not args.input:
+            raise ConfigError("give an INPUT file (JSONL, or - for stdin) or --text")
+        if args.input == "-":
+            if args.run_dir:
+                raise ConfigError("--run-dir needs an INPUT file: stdin cannot be read again")
+            return
+        self.path = Path(args.input)
+        if not self.path.is_file():
+            raise ConfigError(f"input file {args.input!r} not found")
+        self._check(unique_ids=bool(args.run_dir))
+
+    def _check(self, *, unique_ids: bool) -> None:
+        # every line is checked before the first judge call, and counted for the bar
+        assert self.path is not None
+        total = 0
+        seen: dict[str, int] = {}
+        for it in self.items():
+            total += 1
+            if unique_ids:
+                first = seen.setdefault(it.id, it.line)
+                if first != it.line:
+                    raise ConfigError(
+                        f"{self.path} line {it.line}: the id {it.id!r} of line {first} again; "
+                        "with --run-dir every item needs its own id"
+                    )
+        self.total = total
+        h = hashlib.sha256()
+        with self.path.open("rb") as f:
+            while block := f.read(1 << 20):
+                h.update(block)
+        self.fingerprint = h.hexdigest()[:16]
+
+    def items(self) -> Iterator[Item]:
+        """Yield the items, reading one line at a time."""
+        if self.text is not None:
+            yield Item(line=0, id="1", submission=self.text, query=self.query, reference=None)
+        elif self.path is None:
+            yield from iter_items(sys.stdin, "<stdin>")
+        else:
+            with self.path.open(encoding="utf-8") as f:
+                yield from iter_items(f, str(self.path))
+
+
+def _spec_names(args: argparse.Namespace) -> list[str]:
+    if args.judges:
+        return [getattr(s, "judge", s) for s in _judge_specs(args)]
+    return [args.judge or "local"]
+
+
+def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source) -> int:
+    work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
+    return dry_run(args, grader, work)
+
+
+def dry_run(args: argparse.Namespace, grader: Any, work: Iterable[tuple[Any, ...]]) -> int:
+    """Print the calls, tokens and dollars of grading ``work``; call nothing.
+
+    ``work`` yields (rubric, submission, query, reference) tuples; with ``--batch-api``
+    the cost at batch prices and the saving are printed too.
+    """
+    calls = tokens = items = 0
+    for rubric, submission, query, reference in work:
+        plan = grader.plan(rubric, submission, query=query, reference_submission=reference)
+        calls += plan.judge_calls
+        tokens += plan.prompt_tokens
+        items += 1
+    completion = calls * COMPLETION_TOKENS[args.grader]
+    names = _spec_names(args)
+    costs = [estimate_cost(str(n), tokens // len(names), completion // len(names)) for n in names]
+    cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
+    print(
+        f"dry run: {items} items, {calls} judge calls, about {tokens} prompt tokens "
+        f"+ {completion} completion tokens, about {cost} ({', '.join(names)})",
+        file=sys.stderr,
+    )
+    if getattr(args, "batch_api", False):
+        print(batch_saving(costs), file=sys.stderr)
+    cascade = cascade_estimate(args, grader, calls, tokens)
+    if cascade:
+        print(cascade, file=sys.stderr)
+    return 0
+
+
+async def _grade_all(
+    args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source, out: IO[str]
+) -> Tally:
+    from .._runs._batch_judge import BatchJudge
+    from .._runs._batch_run import refuse_open_batches, run_batches
+    from .._runs._engine import Job, RunSession, prepare_store
+    from .._runs._fingerprint import describe_grader
+    from .._runs._ordered import OrderedWriter
+    from .._runs._progress import make_progress
+    from .._runs._recording import RecordingJudge
+    from .._version import __version__
+
+    tally = Tally()
+    concurrency = max(1, args.concurrency)
+    batch = batch_options(args)
+    wrapper = RecordingJudge if batch is None else BatchJudge
+    with RunSession(grader, args.run_dir, total=source.total, wrapper=wrapper) as session:
+        store = session.store
+        finished: set[str] = set()
+        if store is not None:
+            fps = {
+                "input": source.fingerprint,
+                "rubric": fingerprint(rubric.model_dump(mode="json", exclude_none=True)),
+                "judge configuration": fingerprint(describe_grader(grader, session.described)),
+            }
+            prepare_store(store, fps, resume=args.resume, force=args.force)
+            if batch is None:
+                refuse_open_batches(store)
+            store.set_meta({"command": "grade", "rubricjudge_version": __version__})
+            session.load_stored_judgments()
+            finished = {k for k, status in store.item_statuses().items() if status == "done"}
+        if batch is not None:
+
+            def todo() -> Iterator[Job]:
+                for pos, it in enumerate(source.items()):
+                    if it.id not in finished:
+                        yield Job(pos, it.id, rubric, it.submission, it.query, it.reference)
+
+            await run_batches(session, todo, batch, concurrency=concurrency)
+
+        def emit(result: EvaluationReport | str) -> None:
+            if isinstance(result, str):  # an item finished in an earlier session
+                assert store is not None
+                stored = store.get_report(result)
+                report = (
+                    EvaluationReport.model_validate_json(stored)
+                    if stored is not None
+                    else EvaluationReport(score=None, error="stored report missing", id=result)
+                )
+            else:
+                report = result
+            tally.add(report)
+            data = report.to_jsonable()
+            data = {"id": data.pop("id", None), **data}  # the id first, for people reading
+            out.write(json.dumps(data, ensure_ascii=False) + "\n")
+            out.flush()
+
+        writer: OrderedWriter[EvaluationReport | str] = OrderedWriter(emit, window=4 * concurrency)
+
+        def jobs() -> Iterator[Job]:
+            for it in source.items():
+                pos = writer.take()
+                if it.id in finished:
+                    writer.put(pos, it.id)  # read back from the store when its turn comes
+                    continue
+                yield Job(pos, it.id, rubric, it.submission, it.query, it.reference)
+
+        def done(job: Job, outcome: Any, report: EvaluationReport | None) -> None:
+            if report is None:  # grading raised: recorded in the item's line
+                report = EvaluationReport(score=None, error=outcome.error, id=job.key)
+            writer.put(job.index, report)
+
+        total = source.total
+        bar = make_progress(None, total, min(len(finished), total or 0))
+        await session.run(jobs(), concurrency=concurrency, bar=bar, on_done=done, room=writer.room)
+        tally.endpoints = session.endpoint_stats()
+    return tally
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rubricjudge grade``."""
+    if args.resume and not args.run_dir:
+        raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
+    rubric = _load_rubric(args.rubric)
+    grader = _grader(args)
+    if getattr(args, "batch_api", False):
+        from .._runs._batch_run import check_batchable
+
+        check_batchable(grader)
+        if not args.dry_run:
+            batch_options(args)  # refuses a missing --run-dir before any input is read
+    source = _Source(args)
+    if args.dry_run:
+        return _dry_run(args, rubric, grader, source)
+    out: IO[str]
+    tmp: Path | None = None
+    if args.output:  # a temporary file beside the output, renamed on success
+        target = Path(args.output)
+        if not target.parent.is_dir():
+            raise ConfigError(
+                f"-o {args.output}: the directory {str(target.parent)!r} does not exist"
+            )
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+        tmp = Path(name)
+        out = os.fdopen(fd, "w", encoding="utf-8")
+    else:
+        out = sys.stdout
+    ok = False
+    try:
+        tally = asyncio.run(_grade_all(args, rubric, grader, source, out))
+        ok = True
+    finally:
+        if tmp is not None:
+            out.close()
+            if ok:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+                os.replace(tmp, args.output)
+            else:  # what the user had at -o is left as it was
+                tmp.unlink(missing_ok=True)
+    print(tally.text(judges=", ".join(_spec_names(args)), grader=args.grader), file=sys.stderr)
+    if tally.items and tally.not_graded == tally.items:
+        print("rubricjudge: error: no item could be graded (see the errors above)", file=sys.stderr)
+        return 1
+    return 0

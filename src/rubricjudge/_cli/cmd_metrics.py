@@ -1,0 +1,129 @@
+"""``rubricjudge metrics``: agreement of a run's judgments with the dataset's ground truth."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+from ._dataset_arg import load_dataset_arg
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``metrics`` command."""
+    p = subparsers.add_parser(
+        "metrics",
+        help="agreement of a run's judgments with human labels",
+        description="Compare the judgments in a run directory with the dataset's ground truth: "
+        "per-criterion and item-level agreement, with bootstrap confidence intervals.",
+    )
+    p.add_argument("run_dir", help="run directory written by `rubricjudge evaluate --run-dir`")
+    p.add_argument(
+        "--dataset", help="dataset with the ground truth (default: the one the run used)"
+    )
+    p.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap resamples")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (0.95)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    p.add_argument(
+        "--na-mode",
+        choices=("exclude", "as_unmet", "category"),
+        default="exclude",
+        help="how N/A and CANNOT_ASSESS count (default: exclude)",
+    )
+    p.add_argument(
+        "--exclude-ids",
+        metavar="FILE",
+        help="leave these items out: one id per line, or a JSON list",
+    )
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="a calibration file: leave out the items it was fitted on (its train_ids)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def _dataset_for(run_dir: Path, override: str | None) -> Any:
+    if override:
+        return load_dataset_arg(override)
+    from .._runs._evaluate import DATASET_COPY
+    from .._runs._store import RunStore
+
+    copy = run_dir / DATASET_COPY
+    if copy.is_file():
+        return load_dataset_arg(str(copy))
+    store = RunStore(run_dir)
+    try:
+        source = store.meta().get("dataset_source")
+    finally:
+        store.close()
+    if source:
+        return load_dataset_arg(source)
+    raise ConfigError(
+        f"run directory {str(run_dir)!r} does not say which dataset it used; pass --dataset"
+    )
+
+
+def _check_same(run_dir: Path, dataset: Any) -> None:
+    from .._runs._fingerprint import dataset_fingerprint
+    from .._runs._store import RunStore
+
+    store = RunStore(run_dir)
+    try:
+        expected = store.meta().get("fingerprint:dataset")
+    finally:
+        store.close()
+    if expected is not None and dataset_fingerprint(dataset) != expected:
+        raise ConfigError(
+            f"the dataset differs from the one run directory {str(run_dir)!r} graded "
+            "(its items, submissions, queries or rubrics changed); pass the dataset the "
+            "run used (ground-truth labels may differ)"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rubricjudge metrics``."""
+    from .._metrics import compute_metrics
+    from .._runs import RunResult
+
+    result = RunResult.open(args.run_dir)
+    dataset = _dataset_for(Path(args.run_dir), args.dataset)
+    _check_same(Path(args.run_dir), dataset)
+    exclude: set[str] = set()
+    if args.exclude_ids:
+        from .cmd_calibrate import _read_ids
+
+        exclude.update(_read_ids(args.exclude_ids))
+    if args.calibration:
+        from .._calibration import Calibration
+
+        exclude.update(Calibration.load(args.calibration).train_ids)
+    options: dict[str, Any] = {
+        "na_mode": args.na_mode,
+        "bootstrap": args.bootstrap,
+        "confidence": args.confidence,
+        "seed": args.seed,
+        "exclude_ids": exclude or None,
+    }
+    reports = list(result.iter_reports())
+    report = compute_metrics(reports, dataset, **options)
+    before = None
+    if report.calibrated_answers:  # the same items, with the judge's own verdicts
+        before = compute_metrics(reports, dataset, verdicts="raw", **options)
+    if args.json:
+        data = report.to_jsonable()
+        if before is not None:
+            data["before_calibration"] = before.to_jsonable()
+        print(json.dumps(data, indent=2))
+        return 0
+    if before is not None:
+        print("== before calibration (the judge's own verdicts)")
+        print(before.to_text())
+        print("\n== after calibration (the verdicts that counted)")
+    print(report.to_text())
+    return 0

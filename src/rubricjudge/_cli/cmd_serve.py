@@ -1,0 +1,94 @@
+"""``rubricjudge serve``: the scoring server (HTTP API over a rubric directory or registry)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .._errors import ConfigError
+from .._server._app import DEFAULT_TIMEOUT_S
+
+__all__ = ["register", "run"]
+
+DESCRIPTION = """\
+Serve rubrics over HTTP: GET /health, GET /rubrics, GET /rubrics/{id},
+POST /score, POST /score/batch and GET /openapi.json.
+
+Rubrics come from --rubrics-dir (files directly in it, by file stem) or --db (the
+rubric registry); never from a path in a request. Every endpoint but /health and
+/openapi.json needs "Authorization: Bearer <token>", the token read from
+--token-file or $RUBRICJUDGE_SERVE_TOKEN. --no-auth turns that off, and is refused
+unless --host is a loopback address.
+"""
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``serve`` command."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="run the scoring server",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--rubrics-dir", metavar="DIR", help="serve the rubric files in DIR")
+    where.add_argument("--db", metavar="URL", help="serve the rubrics of this registry")
+    p.add_argument("--token-file", metavar="F", help="file holding the bearer token")
+    p.add_argument("--no-auth", action="store_true", help="no token (only with a loopback --host)")
+    p.add_argument("--judge", default="local", help="judge spec (default: local)")
+    p.add_argument(
+        "--max-body-bytes", type=int, default=1024 * 1024, help="largest body (default 1 MiB)"
+    )
+    p.add_argument("--max-batch", type=int, default=64, help="most items per batch (default 64)")
+    p.add_argument(
+        "--concurrency", type=int, default=8, help="items of a batch graded at once (default 8)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help="longest a request may grade before it is answered 504 "
+        f"(default {DEFAULT_TIMEOUT_S:g})",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the settings, then serve until interrupted."""
+    from .._graders import CriterionGrader
+    from .._server import DirectorySource, RegistrySource, ServerSettings, serve
+    from .._server._run import auth_token
+
+    if not 0 < args.port < 65536:
+        raise ConfigError(f"--port {args.port!r} is not a TCP port (1-65535)")
+    for flag, value in (
+        ("--max-body-bytes", args.max_body_bytes),
+        ("--max-batch", args.max_batch),
+        ("--concurrency", args.concurrency),
+        ("--timeout", args.timeout),
+    ):
+        if not value > 0:  # checked here so the message names the flag
+            raise ConfigError(f"{flag} {value!r} must be a positive number")
+    token = auth_token(args.host, token_file=args.token_file, no_auth=args.no_auth)
+    source: Any = DirectorySource(args.rubrics_dir) if args.rubrics_dir else RegistrySource(args.db)
+    grader = CriterionGrader(judge=args.judge)
+    settings = ServerSettings(
+        source=source,
+        grader=grader,
+        token=token,
+        max_body_bytes=args.max_body_bytes,
+        max_batch=args.max_batch,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+    )
+    auth = "bearer token" if token else "no authentication (loopback only)"
+    print(
+        f"rubricjudge: serving {source.description} on http://{args.host}:{args.port} ({auth})",
+        file=sys.stderr,
+    )
+    serve(settings, args.host, args.port)
+    return 0

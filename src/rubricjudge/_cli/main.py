@@ -1,0 +1,85 @@
+"""Entry point of the ``rubricjudge`` command.
+
+Each command lives in its own module exposing ``register(subparsers)``, which adds
+a subparser and sets ``func(args) -> int``. Library usage errors become one clean
+line on stderr and exit code 1 (2 for bad command-line usage, 130 when interrupted,
+141 when the reader of stdout closed it, as in ``rubricjudge score ... | head``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from .._errors import RubricJudgeError
+from .._version import __version__
+
+__all__ = ["build_parser", "main"]
+
+# (module, ...) in the order `rubricjudge --help` lists them
+COMMANDS: tuple[str, ...] = (
+    "grade",
+    "validate",
+    "convert",
+    "schema",
+    "score",
+    "evaluate",
+    "calibrate",
+    "metrics",
+    "report",
+    "lint",
+    "registry",
+    "create_template",
+    "migrate",
+    "serve",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, every command registered."""
+    parser = argparse.ArgumentParser(
+        prog="rubricjudge",
+        description="Rubric-based evaluation of LLM outputs.",
+    )
+    parser.add_argument("--version", action="version", version=f"rubricjudge {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"rubricjudge._cli.cmd_{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        code: int = args.func(args)
+    except RubricJudgeError as e:
+        print(f"rubricjudge: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("rubricjudge: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `rubricjudge ... | head` closed the pipe: stop quietly
+        _silence_stdout()
+        return 141
+    return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - no real stdout to replace
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,383 @@
+"""JSON over HTTP for the judge backends, on aiohttp.
+
+One :class:`Endpoint` per judge holds the URL and headers; a call POSTs a
+pre-serialised body and returns the reply's status, headers and (decompressed)
+body, whatever the status; every failure becomes a :class:`JudgeError` whose
+category the reliability layer knows how to retry.
+
+- One ``aiohttp.ClientSession`` per event loop (and one more for loopback hosts),
+  closed with the loop: ``asyncio.run`` finalizes the async generator that owns it.
+  The connector keeps connections alive (idle ones expire after 30 s) and caps them
+  at ``MAX_CONNECTIONS``; the provider limits in ``_limits`` bound calls in flight.
+- ``timeout_s`` bounds the whole call; connecting has its own bound (at most 30 s).
+- A reply body may be at most ``MAX_REPLY_BYTES`` once decompressed (gzip, deflate,
+  brotli where installed): it is read in chunks and refused past the cap, so a
+  compression bomb or a chunk declared a terabyte long is never buffered.
+- TLS certificates come from ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set, else from
+  ``certifi``. An untrusted certificate is ``bad_request`` (retrying cannot help).
+- Proxies come from the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``,
+  ``NO_PROXY``, with credentials in the proxy URL); loopback hosts (``localhost``,
+  127.x, ``::1``) never go through a proxy. Redirects are followed (at most 5).
+- A pooled connection the server closed while idle is replaced and the request sent
+  once more, when no byte of a reply had arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import ipaddress
+import json
+import os
+import ssl
+import threading
+import weakref
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .._errors import ConfigError, JudgeError, JudgeErrorCategory
+from .._version import __version__
+from ._retry import parse_retry_after
+
+__all__ = [
+    "MAX_CONNECTIONS",
+    "MAX_REPLY_BYTES",
+    "USER_AGENT",
+    "Endpoint",
+    "HTTPReply",
+    "client_session",
+    "is_loopback",
+    "merge_headers",
+    "status_category",
+    "status_error",
+]
+
+USER_AGENT = f"rubricjudge/{__version__}"
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+"""The largest reply body read (after decompression); a judge's reply is kilobytes."""
+MAX_CONNECTIONS = 256
+"""Open connections per event loop at most (keep-alive ones included)."""
+
+_FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection"})
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class HTTPReply:
+    """A reply's status, headers (names in lower case) and body, whatever the status."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        """The body as JSON.
+
+        Raises:
+            JudgeError: category ``parse`` when the body is not JSON.
+        """
+        try:
+            return json.loads(self.body)
+        except ValueError as e:  # UnicodeDecodeError is a ValueError too
+            head = self.body[:120].decode("utf-8", "replace")
+            raise JudgeError(
+                f"the server's reply is not JSON ({e}): {head!r}", category="parse"
+            ) from None
+
+
+@dataclass(frozen=True)
+class _Hop:
+    """Where a TCP connection goes: host, port, and whether it speaks TLS."""
+
+    host: str
+    port: int
+    tls: bool
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context()  # OpenSSL reads both variables itself
+    try:
+        import certifi
+    except ImportError:  # pragma: no cover - certifi is a dependency
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def _hop(url: str, what: str) -> _Hop:
+    try:
+        parts = urlsplit(url)
+        scheme, host, port = parts.scheme, parts.hostname, parts.port
+    except ValueError as e:  # a port that is not a number, say
+        raise ConfigError(f"{what} {url!r} is not a valid URL: {e}") from None
+    if scheme not in ("http", "https") or not host:
+        raise ConfigError(
+            f"{what} {url!r} is not an http(s) URL with a host; "
+            "write it like 'http://localhost:8000/v1'"
+        )
+    return _Hop(host, port or (443 if scheme == "https" else 80), scheme == "https")
+
+
+def merge_headers(*layers: Mapping[str, str]) -> dict[str, str]:
+    """Headers from ``layers``, later ones winning; names compare without case."""
+    out: dict[str, str] = {}
+    for layer in layers:
+        for name, value in layer.items():
+            for old in [k for k in out if k.lower() == name.lower()]:
+                del out[old]
+            out[name] = value
+    return out
+
+
+def is_loopback(host: str) -> bool:
+    """True when ``host`` is this machine only (127.0.0.0/8, ``::1`` or ``localhost``)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class _Use:
+    """Whether a request went out on a kept-alive connection (set by aiohttp's tracing)."""
+
+    reused: bool = False
+
+
+class _Sessions:
+    """The aiohttp sessions of one event loop: through proxies, and direct for loopback."""
+
+    def __init__(self) -> None:
+        import aiohttp
+
+        trace = aiohttp.TraceConfig()
+
+        async def reused(_: Any, ctx: Any, __: Any) -> None:
+            if ctx.trace_request_ctx is not None:
+                ctx.trace_request_ctx.reused = True
+
+        async def fresh(_: Any, ctx: Any, __: Any) -> None:
+            if ctx.trace_request_ctx is not None:
+                ctx.trace_request_ctx.reused = False
+
+        trace.on_connection_reuseconn.append(reused)
+        trace.on_connection_create_end.append(fresh)
+
+        def make(trust_env: bool) -> Any:
+            connector = aiohttp.TCPConnector(
+                limit=MAX_CONNECTIONS, ssl=_ssl_context(), keepalive_timeout=30.0
+            )
+            return aiohttp.ClientSession(
+                connector=connector,
+                trust_env=trust_env,
+                auto_decompress=True,
+                headers={"User-Agent": USER_AGENT},
+                trace_configs=[trace],
+            )
+
+        self.proxied = make(trust_env=True)
+        self.direct = make(trust_env=False)
+
+    async def close(self) -> None:
+        await self.proxied.close()
+        await self.direct.close()
+
+
+_SESSIONS: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, tuple[_Sessions, AsyncIterator[None]]
+] = weakref.WeakKeyDictionary()
+
+
+async def _owner(sessions: _Sessions) -> AsyncIterator[None]:
+    # finalized by asyncio.run() before it closes the loop: the sessions close on the
+    # loop that opened them, and nothing is left for the garbage collector to warn about
+    try:
+        yield
+    finally:
+        await sessions.close()
+
+
+async def _sessions() -> _Sessions:
+    loop = asyncio.get_running_loop()
+    got = _SESSIONS.get(loop)
+    if got is not None:
+        return got[0]
+    sessions = _Sessions()
+    owner = _owner(sessions)
+    await owner.__anext__()
+    with _LOCK:
+        _SESSIONS[loop] = (sessions, owner)
+    return sessions
+
+
+async def client_session(host: str) -> Any:
+    """The aiohttp session of this event loop for ``host`` (direct for loopback hosts)."""
+    sessions = await _sessions()
+    return sessions.direct if is_loopback(host) else sessions.proxied
+
+
+class Endpoint:
+    """One URL to POST JSON to, with its headers; made once, called many times.
+
+    Raises:
+        ConfigError: the URL is not http(s), or a header holds a line break or is one
+            the client sets itself.
+    """
+
+    def __init__(self, url: str, headers: Mapping[str, str]) -> None:
+        import yarl
+
+        self.target = _hop(url, "judge URL")
+        try:
+            self.url = yarl.URL(url.strip())  # spaces and non-ASCII are encoded, not sent raw
+        except (ValueError, TypeError) as e:
+            raise ConfigError(f"judge URL {url!r} is not a valid URL: {e}") from None
+        if self.url.user is not None and any(n.lower() == "authorization" for n in headers):
+            raise ConfigError(
+                f"judge URL {url!r} carries credentials and the judge sends an Authorization "
+                "header too; give one of them"
+            )
+        owned = [n for n in headers if n.lower() in _FRAMING]
+        if owned:
+            raise ConfigError(
+                f"HTTP header {owned[0]!r} is set by the client itself; remove it from the "
+                "judge's extra_headers"
+            )
+        for name, value in headers.items():
+            if any(c in f"{name}{value}" for c in "\r\n\0"):
+                raise ConfigError(
+                    f"HTTP header {name!r} holds a line break; remove it from the judge's "
+                    "extra_headers"
+                )
+        self.headers = merge_headers({"Accept-Encoding": "gzip, deflate"}, headers)
+        if not any(n.lower() == "content-type" for n in self.headers):
+            self.headers["Content-Type"] = "application/json"
+        self.direct = is_loopback(self.target.host)
+
+    def __repr__(self) -> str:
+        return f"Endpoint({str(self.url)!r})"
+
+    async def post(self, body: bytes, *, timeout_s: float) -> HTTPReply:
+        """POST ``body`` (JSON bytes); the reply whatever its status.
+
+        Raises:
+            JudgeError: ``timeout`` when no whole reply came within ``timeout_s``;
+                ``connection`` when the connection failed or closed before the reply
+                was whole; ``auth`` when a proxy refused the credentials; ``server``
+                for a reply past ``MAX_REPLY_BYTES``; ``bad_request`` when TLS
+                verification failed.
+        """
+        import aiohttp
+
+        sessions = await _sessions()
+        session = sessions.direct if self.direct else sessions.proxied
+        timeout = aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 30.0))
+        try:
+            for attempt in (1, 2):
+                used = _Use()
+                try:
+                    return await self._once(session, body, timeout, used)
+                except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
+                    if (
+                        attempt == 2
+                        or not used.reused
+                        or isinstance(e, aiohttp.ClientConnectorError)
+                    ):
+                        raise
+                    # a kept-alive connection the server had closed while idle: once more
+        except TimeoutError as e:
+            raise JudgeError(f"no reply within {timeout_s:g} s", category="timeout") from e
+        except aiohttp.ClientConnectorCertificateError as e:
+            raise JudgeError(
+                f"TLS certificate of {self.target.host} not trusted ({e.certificate_error}); "
+                "point SSL_CERT_FILE at the right CA bundle",
+                category="bad_request",
+            ) from e
+        except aiohttp.ClientHttpProxyError as e:
+            raise JudgeError(
+                f"the proxy refused to reach {self.target.host}: HTTP {e.status} {e.message}",
+                category="auth" if e.status == 407 else "connection",
+            ) from e
+        except aiohttp.ClientConnectorError as e:
+            reason = e.strerror or str(e.os_error) or type(e).__name__
+            raise JudgeError(
+                f"cannot reach {e.host}:{e.port}: {reason}", category="connection"
+            ) from e
+        except aiohttp.TooManyRedirects as e:
+            raise JudgeError(f"too many redirects from {self.url}", category="bad_request") from e
+        except aiohttp.ServerDisconnectedError as e:
+            raise JudgeError(
+                f"{self.target.host} closed the connection without replying", category="connection"
+            ) from e
+        except aiohttp.ClientError as e:  # malformed replies, payload errors, resets
+            raise JudgeError(
+                f"{type(e).__name__} talking to {self.target.host}: {e}", category="connection"
+            ) from e
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _once(self, session: Any, body: bytes, timeout: Any, used: _Use) -> HTTPReply:
+        async with session.post(
+            self.url,
+            data=body,
+            headers=self.headers,
+            timeout=timeout,
+            allow_redirects=True,
+            max_redirects=5,
+            trace_request_ctx=used,
+        ) as resp:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in resp.content.iter_chunked(1024 * 1024):
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    raise JudgeError(
+                        f"the reply is larger than {MAX_REPLY_BYTES // (1024 * 1024)} MiB; "
+                        "no judge reply is that long",
+                        category="server",
+                    )
+                chunks.append(chunk)
+            headers = {k.lower(): v for k, v in resp.headers.items()}
+            return HTTPReply(resp.status, headers, b"".join(chunks))
+
+
+def status_category(status: int) -> JudgeErrorCategory:
+    """The error category of a non-2xx HTTP status."""
+    if status in (401, 403, 407):
+        return "auth"
+    if status == 408:
+        return "timeout"
+    if status == 429:
+        return "rate_limit"
+    if status >= 500 or status == 409:
+        return "server"
+    return "bad_request"
+
+
+def error_message(reply: HTTPReply) -> str:
+    """The error a non-2xx reply states (``{"error": {"message": ...}}`` and kin)."""
+    try:
+        data = json.loads(reply.body)
+    except ValueError:
+        data = None
+    if isinstance(data, Mapping):
+        err = data.get("error", data)
+        if isinstance(err, Mapping):
+            err = err.get("message") or err.get("detail") or err.get("msg")
+        if isinstance(err, str) and err:
+            return err
+    text = reply.body[:300].decode("utf-8", "replace").strip()
+    return text or "(empty body)"
+
+
+def status_error(reply: HTTPReply) -> JudgeError:
+    """A :class:`JudgeError` for a non-2xx reply, with its ``Retry-After`` kept."""
+    return JudgeError(
+        f"HTTP {reply.status}: {error_message(reply)}",
+        category=status_category(reply.status),
+        retry_after=parse_retry_after(reply.headers),
+    )

@@ -1,0 +1,171 @@
+"""Read a decision's probabilities from the local model's logits.
+
+A request with a :class:`~rubricjudge._judges._base.Decision` asks for one reply
+field (``verdict``, ``option``) to be decided from the model's probabilities
+over the allowed values rather than by sampling text. The reply is laid out as
+the schema orders its properties:
+
+* decision first (``{"verdict": ...}`` or ``{"verdict": ..., "reason": ...}``):
+  the prompt plus ``{"verdict":`` is evaluated once and each value's
+  continuation is scored; any later fields (a reason) are then generated,
+  grammar-constrained, after the chosen value;
+* decision after other fields (``{"reason": ..., "verdict": ...}``): those
+  fields are generated first, then the value is scored after them.
+
+A value's probability is the product of the token probabilities of its
+continuation (`` "MET"}``) up to the token where it differs from every other
+value; tokens all values share cancel when the probabilities are renormalised
+over the allowed values, so each decision costs one extra evaluation of a
+token or two on top of the prompt, usually none.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._errors import ConfigError
+from ._base import Decision
+
+__all__ = ["Decided", "decision_layout", "remainder_grammar", "value_probabilities"]
+
+
+@dataclass(frozen=True)
+class Decided:
+    """The chosen value, every value's probability, and the reply text so far."""
+
+    value: str | int
+    probabilities: dict[str, float]
+
+
+def decision_layout(schema: Mapping[str, Any], decision: Decision) -> tuple[list[str], int]:
+    """The schema's property names in order and the decision key's position.
+
+    Raises:
+        ConfigError: the schema is not an object holding ``decision.key``.
+    """
+    props = list((schema.get("properties") or {}).keys())
+    if decision.key not in props:
+        raise ConfigError(
+            f"the decision key {decision.key!r} is not a property of the reply schema "
+            f"(properties: {props})"
+        )
+    if not decision.values:
+        raise ConfigError(f"the decision {decision.key!r} lists no values")
+    return props, props.index(decision.key)
+
+
+def _next_logprobs(llm: Any, tokens: Sequence[int]) -> np.ndarray:
+    """Log-probabilities of the token after ``tokens``, reusing the KV cache."""
+    n_past = int(llm.n_tokens)
+    common = 0
+    if n_past:
+        prev = llm.input_ids[:n_past]
+        limit = min(n_past, len(tokens) - 1)  # at least one token is evaluated for fresh logits
+        while common < limit and prev[common] == tokens[common]:
+            common += 1
+    llm.n_tokens = common
+    llm.eval(list(tokens[common:]))
+    logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
+    top = float(logits.max())
+    return logits - (top + float(np.log(np.exp(logits - top).sum())))
+
+
+def _score(llm: Any, base: list[int], conts: list[list[int]]) -> list[float]:
+    """Relative log-probability of each continuation after ``base`` (see module doc)."""
+    out = [0.0] * len(conts)
+    stack: list[tuple[int, list[int], float]] = [(0, list(range(len(conts))), 0.0)]
+    while stack:
+        depth, group, acc = stack.pop()
+        if len(group) == 1:
+            out[group[0]] = acc
+            continue
+        branches: dict[int, list[int]] = {}
+        for i in group:
+            if depth >= len(conts[i]):  # pragma: no cover - continuations end in a terminator
+                raise ConfigError("two decision values tokenise identically")
+            branches.setdefault(conts[i][depth], []).append(i)
+        if len(branches) == 1:  # shared by the whole group: cancels on renormalising
+            stack.append((depth + 1, group, acc))
+            continue
+        lp = _next_logprobs(llm, base + conts[group[0]][:depth])
+        for tok, members in branches.items():
+            stack.append((depth + 1, members, acc + float(lp[tok])))
+    return out
+
+
+def value_probabilities(
+    llm: Any,
+    base: list[int],
+    decision: Decision,
+    *,
+    last: bool,
+    temperature: float,
+    seed: int | None,
+) -> Decided:
+    """Score every allowed value after ``base`` and choose one.
+
+    ``last`` says whether the decision closes the object (``}``) or more fields
+    follow (``,``). At temperature 0 the most probable value is chosen (the first
+    on a tie); otherwise one is drawn from the probabilities sharpened or
+    flattened by the temperature, seeded by ``seed`` when given.
+    """
+    end = "}" if last else ","
+    conts = [
+        list(llm.tokenize((" " + json.dumps(v) + end).encode("utf-8"), add_bos=False))
+        for v in decision.values
+    ]
+    scores = np.array(_score(llm, base, conts))
+    probs = np.exp(scores - scores.max())
+    probs /= probs.sum()
+    if temperature <= 0:
+        pick = int(np.argmax(probs))
+    else:
+        weights = np.exp((scores - scores.max()) / temperature)
+        weights /= weights.sum()
+        pick = random.Random(seed).choices(range(len(probs)), weights=weights.tolist())[0]
+    return Decided(
+        value=decision.values[pick],
+        probabilities={str(v): float(p) for v, p in zip(decision.values, probs, strict=True)},
+    )
+
+
+def _gbnf_literal(text: str) -> str:
+    return json.dumps(text)  # GBNF string literals use JSON's escapes
+
+
+_CHAR = r'[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
+
+
+def remainder_grammar(schema: Mapping[str, Any], keys: Sequence[str]) -> str:
+    """GBNF for the rest of a reply after its decision: ``, "k": value ... }``.
+
+    Supports the field kinds our reply schemas use after a decision: strings
+    (``maxLength`` bounds them), string enums and integers.
+
+    Raises:
+        ConfigError: a field of another kind.
+    """
+    props = schema.get("properties") or {}
+    parts = []
+    for k in keys:
+        spec = props[k]
+        if "enum" in spec:
+            value = "(" + " | ".join(_gbnf_literal(json.dumps(v)) for v in spec["enum"]) + ")"
+        elif spec.get("type") == "string":
+            limit = int(spec.get("maxLength", 400))
+            value = f'"\\"" char{{0,{limit}}} "\\""'
+        elif spec.get("type") == "integer":
+            value = '"-"? [0-9]{1,9}'
+        else:
+            raise ConfigError(
+                f"cannot generate a {spec.get('type')!r} field {k!r} after a decision"
+            )
+        parts.append(f'"," space {_gbnf_literal(json.dumps(k))} space ":" space {value}')
+    body = " ".join(parts) if parts else ""
+    return f'root ::= {body} space "}}"\nspace ::= " "?\nchar ::= {_CHAR}\n'

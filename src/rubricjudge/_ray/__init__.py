@@ -1,0 +1,1 @@
+"""Ray: grading on a Ray cluster (see ``rubricjudge.integrations.ray``)."""

@@ -1,0 +1,106 @@
+"""Write a report file: to a temporary file beside it, renamed on success."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .._errors import ConfigError
+from .._limits import json_loads
+from ._data import RunData, load_run
+from ._page import render_page
+
+__all__ = ["write_report"]
+
+
+def _attach_submissions(run: RunData, path: Path) -> None:
+    """Fill a JSONL run's submissions from the grade input file (matched by id)."""
+    texts: dict[str, str] = {}
+    try:
+        with path.open(encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json_loads(line)
+                except ValueError as e:
+                    raise ConfigError(
+                        f"--submissions {path} line {n}: not JSON ({e}); give the JSONL "
+                        "input of `rubricjudge grade`"
+                    ) from None
+                sub = row.get("submission") if isinstance(row, dict) else None
+                key = str(row.get("id", n)) if isinstance(row, dict) else str(n)
+                if sub is not None:
+                    texts[key] = (
+                        sub if isinstance(sub, str) else json.dumps(sub, ensure_ascii=False)
+                    )
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"--submissions {path}: cannot read it ({e})") from None
+    run.submissions = [texts.get(i, s) for i, s in zip(run.ids, run.submissions, strict=True)]
+
+
+def _check_plotting() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            "the HTML report draws its plots with matplotlib, which is not installed; "
+            "install it with: pip install 'rubricjudge[report]'"
+        ) from None
+
+
+def _write_atomically(out: Path, text: str) -> None:
+    if not out.parent.is_dir():
+        raise ConfigError(f"-o {out}: the directory {str(out.parent)!r} does not exist")
+    if out.is_dir():
+        raise ConfigError(f"-o {out} is a directory; give the HTML file to write")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    except OSError as e:
+        raise ConfigError(f"-o {out}: cannot write there ({e})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide the report from others
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_report(
+    source: str | Path,
+    output: str | Path,
+    *,
+    compare: str | Path | None = None,
+    submissions: str | Path | None = None,
+) -> Path:
+    """Write the HTML report of a run into ``output`` (one file, no network needed).
+
+    Args:
+        source: a run directory of ``rubricjudge evaluate``, or a JSONL file of
+            reports written by ``rubricjudge grade -o``.
+        output: the HTML file to write (through a temporary file and a rename).
+        compare: another run (directory or JSONL) to compare with, item by item.
+        submissions: for a JSONL source, the ``grade`` input file, so the report
+            can show each item's submission.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ConfigError: a source that is not a run, an unreadable file, an unwritable
+            output, or matplotlib missing (``pip install 'rubricjudge[report]'``).
+    """
+    _check_plotting()
+    run = load_run(source)
+    if submissions is not None:
+        _attach_submissions(run, Path(submissions))
+    other = load_run(compare, flag="--compare") if compare is not None else None
+    out = Path(output)
+    _write_atomically(out, render_page(run, other))
+    return out

@@ -1,0 +1,288 @@
+"""Rubric scores as rewards for RL training (TRL's ``GRPOTrainer`` and friends).
+
+:class:`RubricReward` is a reward function in TRL's calling convention: called as
+``reward(prompts=..., completions=..., **columns)`` it returns one float per
+completion (or None, which TRL reads as "no reward"), and it has a ``__name__``
+for TRL's logs. Completions may be strings or chat message lists
+(``[{"role": "assistant", "content": ...}]``, TRL's conversational format);
+prompts likewise. Extra keyword arguments are the dataset's columns, one value
+per completion; the one named ``reference_key`` (default ``"reference"``) is the
+reference answer, and all of them reach the hybrid metrics as per-item fields.
+
+The raw reward is the rubric's score on its scale when it has one (the report's
+``overall_score``, e.g. 0-10 for an OpenRubricRL rubric, never rounded, as
+OpenRubricRL's reward), else the score in [0, 1]. Normalisation:
+
+- ``None``: the raw reward.
+- ``"minmax"``: ``(raw - scale.min) / (scale.max - scale.min)``, i.e. [0, 1] over
+  the rubric's scale (a rubric without a scale is already in [0, 1]).
+- ``"zscore"``: ``(raw - mean) / std`` over the batch of one call (population
+  std over the completions that were scored); 0.0 for every item when the std is 0
+  or the batch has one scored item. Not available for a single :meth:`reward`.
+
+Failures: a completion the grader could not score (every criterion's judge failed,
+or the grader raised a :class:`~rubricjudge.RunError`) follows ``failure_policy``:
+``"raise"`` raises :class:`RewardError`, ``"skip"`` gives None, ``"value"`` gives
+``failure_value`` (as is: never normalised, never part of the z-score). Each
+failure, and each criterion whose judge failed inside a scored completion, is
+counted in :attr:`RubricReward.stats`. Usage errors (a bad rubric or judge spec)
+are always raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._errors import ConfigError, RunError
+from ._model import Rubric
+from ._reports import EvaluationReport
+
+__all__ = ["FailurePolicyName", "Normalization", "RewardError", "RewardStats", "RubricReward"]
+
+FailurePolicyName = Literal["raise", "skip", "value"]
+Normalization = Literal["minmax", "zscore"]
+
+
+class RewardError(RunError):
+    """A completion could not be scored and the reward's failure policy is ``"raise"``."""
+
+
+@dataclass
+class RewardStats:
+    """Counts kept by a :class:`RubricReward` across calls."""
+
+    calls: int = 0
+    completions: int = 0
+    scored: int = 0
+    failures: int = 0
+    judge_errors: int = 0
+    failure_messages: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts as a plain dict (for logging)."""
+        return {
+            "calls": self.calls,
+            "completions": self.completions,
+            "scored": self.scored,
+            "failures": self.failures,
+            "judge_errors": self.judge_errors,
+        }
+
+
+def message_text(value: Any, role: str, where: str) -> str:
+    """Text of a prompt or completion: a string, or the last ``role`` message of a chat list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and "content" in value:
+        value = [value]
+    if isinstance(value, Sequence) and all(isinstance(m, Mapping) for m in value):
+        messages = list(value)
+        if not messages:
+            return ""
+        chosen = [m for m in messages if m.get("role", role) == role] or messages
+        content = chosen[-1].get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, Sequence):  # multimodal parts: keep the text ones
+            return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    raise ConfigError(
+        f"{where} is {type(value).__name__}; give a string or a chat message list "
+        '[{"role": ..., "content": ...}]'
+    )
+
+
+def _safe_name(rubric: Rubric) -> str:
+    base = rubric.name or rubric.id or "rubric"
+    return "rubric_reward_" + re.sub(r"\W+", "_", base).strip("_")
+
+
+class RubricReward:
+    """A rubric's score as a reward function (TRL ``GRPOTrainer``'s convention).
+
+    Args:
+        rubric: the rubric (a :class:`~rubricjudge.Rubric`, or a path to a rubric file).
+        grader: a grader (``CriterionGrader(judge=...)``) or a judge spec string.
+            With hybrid metrics in the rubric it is wrapped in a ``HybridGrader``.
+        failure_policy: ``"raise"``, ``"skip"`` (None) or ``"value"`` (``failure_value``).
+        failure_value: the reward of a failed completion under ``"value"``.
+        normalization: None, ``"minmax"`` or ``"zscore"`` (see the module docstring).
+        concurrency: completions graded at once within one call.
+        reference_key: the dataset column holding the reference answer.
+        name: the ``__name__`` TRL logs (default ``rubric_reward_<rubric name>``).
+    """
+
+    def __init__(
+        self,
+        rubric: Rubric | str,
+        grader: Any,
+        *,
+        failure_policy: FailurePolicyName = "raise",
+        failure_value: float = 0.0,
+        normalization: Normalization | None = None,
+        concurrency: int = 8,
+        reference_key: str = "reference",
+        name: str | None = None,
+    ) -> None:
+        if not isinstance(rubric, Rubric):
+            rubric = Rubric.from_file(rubric)
+        if failure_policy not in ("raise", "skip", "value"):
+            raise ConfigError(
+                f"failure_policy {failure_policy!r} is not 'raise', 'skip' or 'value'"
+            )
+        if normalization not in (None, "minmax", "zscore"):
+            raise ConfigError(f"normalization {normalization!r} is not None, 'minmax' or 'zscore'")
+        if not (isinstance(failure_value, int | float) and math.isfinite(failure_value)):
+            raise ConfigError(f"failure_value {failure_value!r} is not a finite number")
+        if concurrency < 1:
+            raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
+        if isinstance(grader, str):
+            from ._graders import CriterionGrader
+
+            grader = CriterionGrader(judge=grader)
+        if rubric.hybrid_metrics:
+            from ._hybrid import HybridGrader, check_hybrid
+
+            extra = grader.metrics if isinstance(grader, HybridGrader) else None
+            check_hybrid(rubric, extra)
+            if not isinstance(grader, HybridGrader):
+                grader = HybridGrader(grader)
+        self.rubric = rubric
+        self.grader = grader
+        self.failure_policy: FailurePolicyName = failure_policy
+        self.failure_value = float(failure_value)
+        self.normalization: Normalization | None = normalization
+        self.concurrency = concurrency
+        self.reference_key = reference_key
+        self.__name__ = name or _safe_name(rubric)
+        self.stats = RewardStats()
+
+    # -- one completion ------------------------------------------------------------
+    def _raw(self, report: EvaluationReport) -> float | None:
+        if report.score is None:
+            return None
+        if self.rubric.scale is not None:
+            # the exact place on the scale, as OpenRubricRL's reward: scaled_score is
+            # rounded on a discrete scale and would move the reward by up to half a step
+            if report.overall_score is not None:
+                return report.overall_score
+            return self.rubric.scale.position(report.score)
+        return report.score
+
+    def _minmax(self, raw: float) -> float:
+        scale = self.rubric.scale
+        if scale is None:
+            return raw
+        return (raw - scale.min) / (scale.max - scale.min)
+
+    async def _score(
+        self, index: int, prompt: Any, completion: Any, fields: Mapping[str, Any]
+    ) -> tuple[float | None, str | None]:
+        query = message_text(prompt, "user", f"prompts[{index}]") if prompt is not None else None
+        text = message_text(completion, "assistant", f"completions[{index}]")
+        reference = fields.get(self.reference_key)
+        kwargs: dict[str, Any] = {
+            "query": query,
+            "reference_submission": reference if isinstance(reference, str) else None,
+        }
+        from ._hybrid import HybridGrader
+
+        if isinstance(self.grader, HybridGrader):
+            kwargs["fields"] = fields
+        try:
+            report: EvaluationReport = await self.grader.grade(self.rubric, text, **kwargs)
+        except RunError as e:
+            return None, f"completion #{index}: {type(e).__name__}: {e}"
+        self.stats.judge_errors += report.error_count
+        raw = self._raw(report)
+        if raw is None:
+            return None, f"completion #{index}: {report.error or 'no score'}"
+        return raw, None
+
+    # -- batches -------------------------------------------------------------------
+    async def acall(
+        self,
+        prompts: Sequence[Any] | None = None,
+        completions: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
+        """Async :meth:`__call__`: one reward per completion, in order."""
+        if completions is None:
+            raise ConfigError("a reward function needs completions=[...]")
+        n = len(completions)
+        if prompts is not None and len(prompts) != n:
+            raise ConfigError(
+                f"{len(prompts)} prompts for {n} completions; give one per completion"
+            )
+        columns = {
+            k: v
+            for k, v in kwargs.items()
+            if isinstance(v, Sequence) and not isinstance(v, str) and len(v) == n
+        }
+        sem = asyncio.Semaphore(self.concurrency)
+
+        async def one(i: int) -> tuple[float | None, str | None]:
+            async with sem:
+                fields = {k: v[i] for k, v in columns.items()}
+                return await self._score(
+                    i, prompts[i] if prompts is not None else None, completions[i], fields
+                )
+
+        from ._graders._base import gather_all
+
+        outcomes = await gather_all([one(i) for i in range(n)])
+        self.stats.calls += 1
+        self.stats.completions += n
+        failed = [msg for _, msg in outcomes if msg is not None]
+        self.stats.failures += len(failed)
+        self.stats.scored += n - len(failed)
+        self.stats.failure_messages.extend(failed)
+        if failed and self.failure_policy == "raise":
+            raise RewardError(
+                f"{len(failed)} of {n} completions could not be scored; first: {failed[0]} "
+                "(pass failure_policy='skip' or 'value' to keep training)"
+            )
+        return self._finish([raw for raw, _ in outcomes])
+
+    def _finish(self, raws: list[float | None]) -> list[float | None]:
+        scored = [r for r in raws if r is not None]
+        if self.normalization == "minmax":
+            values: list[float | None] = [None if r is None else self._minmax(r) for r in raws]
+        elif self.normalization == "zscore":
+            mean = statistics.fmean(scored) if scored else 0.0
+            std = statistics.pstdev(scored) if len(scored) > 1 else 0.0
+            values = [None if r is None else ((r - mean) / std if std > 0 else 0.0) for r in raws]
+        else:
+            values = list(raws)
+        if self.failure_policy == "value":
+            return [self.failure_value if v is None else v for v in values]
+        return values
+
+    def __call__(
+        self,
+        prompts: Sequence[Any] | None = None,
+        completions: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
+        """Score a batch (TRL's reward-function call); blocks, even inside an event loop."""
+        from ._graders._base import run_sync
+
+        return run_sync(self.acall(prompts, completions, **kwargs))
+
+    async def areward(self, prompt: Any, completion: Any, **fields: Any) -> float | None:
+        """Async :meth:`reward`."""
+        if self.normalization == "zscore":
+            raise ConfigError("z-score normalisation needs a batch; call the reward with lists")
+        wrapped = {k: [v] for k, v in fields.items()}
+        return (await self.acall([prompt], [completion], **wrapped))[0]
+
+    def reward(self, prompt: Any, completion: Any, **fields: Any) -> float | None:
+        """The reward of one completion (None only under ``failure_policy="skip"``)."""
+        from ._graders._base import run_sync
+
+        return run_sync(self.areward(prompt, completion, **fields))

@@ -1,0 +1,445 @@
+"""``--batch-api``: answer a run's judgments through provider batch APIs, crash-safely.
+
+Before the usual pass of a run, :func:`run_batches` works in rounds:
+
+1. *collect*: the grader runs over the unfinished items with :class:`BatchJudge`
+   wrappers; every question without a stored answer is written to the ledger;
+2. *submit*: the pending requests are cut into batches within the provider's
+   limits (requests and bytes per batch, one judge per batch); each batch is
+   committed with its requests *before* anything is sent, the file id (OpenAI
+   uploads a file first), the time of the create call and the batch id are
+   committed as soon as they are known (see ``_batch_ledger``);
+3. *poll*: every open batch is polled each ``poll_s`` seconds; a finished one's
+   results (OpenAI's output and error files, Anthropic's results) are read and
+   committed in chunks as they download.
+   Requests an expired, cancelled or failed batch did not answer go back to
+   pending and into a later batch (at most ``max_submissions`` times each).
+
+A grader that asks follow-up questions (evidence checks ask for a quote after a
+MET) gets them answered in the next round; the rounds end when the grader asks
+nothing new. The run's usual pass then replays every answer from the store.
+
+Everything provider-specific sits behind the ``BatchAPI`` contract
+(``_judges/_batch_common.py``): ``OpenAIBatches`` for ``openai/`` judges,
+``AnthropicBatches`` (Message Batches) for ``anthropic/`` judges.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .._errors import ConfigError, RunError, UsageError
+from .._judges._anthropic_batch import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS
+from .._judges._batch_common import AmbiguousBatch, BatchAPI, LineResult
+from ._batch_judge import BatchJudge
+from ._batch_ledger import TERMINAL, BatchLedger, BatchRow
+from ._engine import Job, RunSession, call_grader
+from ._progress import Progress, ProgressArg, make_progress
+from ._recording import CURRENT_ITEM
+from ._store import RunStore
+
+__all__ = ["BatchOptions", "check_batchable", "refuse_open_batches", "run_batches"]
+
+_CHUNK = 200  # result lines per transaction
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How ``--batch-api`` cuts, submits and polls batches."""
+
+    poll_s: float = 30.0
+    max_requests: int = MAX_BATCH_REQUESTS
+    max_bytes: int = MAX_BATCH_BYTES
+    max_submissions: int = 3
+    max_rounds: int = 8
+    resubmit_lost: bool = False
+    """Send again the requests of a batch whose create reply was lost and which
+    cannot be told apart from other batches (see ``AnthropicBatches.find``)."""
+
+    def __post_init__(self) -> None:
+        if not self.poll_s > 0:
+            raise ConfigError(f"--batch-poll-s {self.poll_s!r} must be above 0 seconds")
+        if not 1 <= self.max_requests <= MAX_BATCH_REQUESTS:
+            raise ConfigError(
+                f"--batch-size {self.max_requests!r} must be between 1 and {MAX_BATCH_REQUESTS} "
+                "(Anthropic's limit of requests per batch; OpenAI's, 50000, applies to "
+                "openai/ judges whatever is asked)"
+            )
+        if not 1 <= self.max_bytes <= MAX_BATCH_BYTES:
+            raise ConfigError(f"max_bytes {self.max_bytes!r} must be between 1 and 256 MB")
+
+
+def check_batchable(grader: Any) -> None:
+    """Refuse a grader configuration that cannot run on batches.
+
+    Raises:
+        ConfigError: the grader escalates to a second judge (``--escalate-to``), or
+            holds a judge with no batch API.
+    """
+    from ._bind import bind_judges
+
+    def check(judge: Any) -> Any:
+        adapter_for(judge)
+        return judge
+
+    if getattr(grader, "escalate_to", None):
+        raise ConfigError(
+            "--batch-api cannot run a cascade (--escalate-to / escalate_to=): the cascade "
+            "asks the stronger judge when the first one's answer is missing, and in batch "
+            "mode every first answer is missing until its batch is back. Drop --escalate-to, "
+            "or run without --batch-api"
+        )
+    bind_judges(grader, check)
+
+
+def refuse_open_batches(store: RunStore) -> None:
+    """Refuse to resume without ``--batch-api`` a run whose batches are still out.
+
+    Raises:
+        UsageError: the store has batches not yet read (asking again would pay twice).
+    """
+    rows = BatchLedger(store).open_batches()
+    if rows:
+        raise UsageError(
+            f"run directory {str(store.run_dir)!r} has {len(rows)} provider batch(es) not yet "
+            "read; resume it with --batch-api (batch_api=True) so their answers are used "
+            "rather than asked for again"
+        )
+
+
+def adapter_for(judge: Any) -> BatchAPI:
+    """The batch API of a judge as a run holds it (inside its reliability layer).
+
+    Raises:
+        ConfigError: the judge's backend has no batch API rubricjudge speaks.
+    """
+    from .._judges._anthropic import AnthropicJudge
+    from .._judges._anthropic_batch import AnthropicBatches
+    from .._judges._openai import OpenAIJudge
+    from .._judges._openai_batch import OpenAIBatches
+    from .._judges._reliable import ReliableJudge
+
+    reliable = judge if isinstance(judge, ReliableJudge) else None
+    backend = reliable.inner if reliable is not None else judge
+    if isinstance(backend, OpenAIJudge):
+        return OpenAIBatches(backend, reliable)
+    if isinstance(backend, AnthropicJudge):
+        return AnthropicBatches(backend, reliable)
+    name = getattr(judge, "name", type(judge).__name__)
+    raise ConfigError(
+        "--batch-api sends judgments through the OpenAI Batch API or Anthropic's Message "
+        f"Batches, so every judge must be an 'openai/<model>' or 'anthropic/<model>' judge; "
+        f"{name!r} is not one (use --judge openai/... or anthropic/..., or run without "
+        "--batch-api)"
+    )
+
+
+async def run_batches(
+    session: RunSession,
+    jobs: Callable[[], Iterator[Job]],
+    options: BatchOptions,
+    *,
+    concurrency: int,
+    progress: ProgressArg = None,
+) -> None:
+    """Answer every judgment the jobs need through batches (see the module docstring).
+
+    Raises:
+        ConfigError: no run store, or a judge without a batch API.
+        RunError: the provider's batch endpoints failed (resume continues).
+    """
+    store = session.store
+    if store is None:
+        raise ConfigError(
+            "--batch-api needs --run-dir (run_dir=): batch ids are committed there, so a "
+            "killed run resumes by polling the batches it already created"
+        )
+    ledger = BatchLedger(store)
+    wrappers = [w for w in session.wrappers if isinstance(w, BatchJudge)]
+    adapters: dict[str, BatchAPI] = {}
+    for w in wrappers:
+        w.adapter = adapters.setdefault(w.name, adapter_for(w.inner))
+        w.ledger = ledger
+    runner = _Runner(session, ledger, adapters, options, progress)
+    for round_no in range(1, options.max_rounds + 2):
+        waiting = await runner.collect(jobs(), concurrency)
+        ledger.flush()
+        if waiting == 0 and not ledger.open_batches():
+            break
+        if round_no > options.max_rounds:
+            raise RunError(
+                f"the grader still asks new questions after {options.max_rounds} rounds of "
+                "batches; run without --batch-api"
+            )
+        await runner.submit()
+        await runner.poll()
+    for w in wrappers:
+        w.final = True
+        w.calls = w.replayed = w.errors = 0
+
+
+class _Runner:
+    def __init__(
+        self,
+        session: RunSession,
+        ledger: BatchLedger,
+        adapters: dict[str, BatchAPI],
+        options: BatchOptions,
+        progress: ProgressArg,
+    ) -> None:
+        assert session.store is not None
+        self.session = session
+        self.ledger = ledger
+        self.adapters = adapters
+        self.options = options
+        self.progress = progress
+        self.dir = session.store.run_dir / "batches"
+        self.why: dict[str, str] = {}  # custom_id -> why its last batch left it unanswered
+
+    async def collect(self, jobs: Iterator[Job], concurrency: int) -> int:
+        """Grade every job once, deferring what has no answer; return how many wait."""
+        session = self.session
+        wrappers = [w for w in session.wrappers if isinstance(w, BatchJudge)]
+        before = sum(w.waiting for w in wrappers)
+
+        async def worker() -> None:
+            while (job := next(jobs, None)) is not None:
+                token = CURRENT_ITEM.set(job.key)
+                try:
+                    await call_grader(session.bound, job)
+                except UsageError:
+                    raise
+                except Exception:  # the final pass records what failed
+                    pass
+                finally:
+                    CURRENT_ITEM.reset(token)
+                    for w in session.wrappers:
+                        w.forget_item(job.key)
+
+        tasks = [asyncio.create_task(worker()) for _ in range(max(1, concurrency))]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return sum(w.waiting for w in wrappers) - before
+
+    # -- submit --------------------------------------------------------------------
+    async def submit(self) -> None:
+        """Create the batches a killed session left half made, then batches for what pends."""
+        for row in self.ledger.open_batches():
+            if row.batch_id is None:
+                await self._create(row)
+        for judge in self.ledger.pending_judges():
+            adapter = self.adapters.get(judge)
+            if adapter is None:
+                raise RunError(
+                    f"the run store holds requests for {judge!r}, not a judge of this run"
+                )
+            while True:
+                lines, ids = self._next_file(judge, adapter)
+                if not ids:
+                    break
+                local = self.ledger.new_batch(adapter.provider, judge, ids)
+                row = BatchRow(local, adapter.provider, judge, None, None, "preparing", len(ids))
+                await self._create(row, lines)
+
+    def _next_file(self, judge: str, adapter: BatchAPI) -> tuple[list[bytes], list[str]]:
+        """The next batch's lines, within the request and byte limits."""
+        opts = self.options
+        max_bytes = min(opts.max_bytes, adapter.max_bytes)
+        lines: list[bytes] = []
+        ids: list[str] = []
+        size = 0
+        too_big: list[str] = []
+        for req in self.ledger.pending(judge, limit=min(opts.max_requests, adapter.max_requests)):
+            line = adapter.line(req.custom_id, req.body)
+            if len(line) > max_bytes:
+                too_big.append(req.custom_id)
+                continue
+            if size + len(line) > max_bytes:
+                break
+            lines.append(line)
+            ids.append(req.custom_id)
+            size += len(line)
+        if too_big:
+            with self.ledger.store.transaction():
+                for cid in too_big:
+                    self.ledger.fail(
+                        cid,
+                        f"{judge}: the request is larger than a batch file may be "
+                        f"({max_bytes} bytes)",
+                        "bad_request",
+                    )
+        return lines, ids
+
+    async def _create(self, row: BatchRow, lines: list[bytes] | None = None) -> None:
+        """Upload a batch's file (unless uploaded) and create the batch (unless created)."""
+        adapter = self.adapters[row.judge]
+        ledger = self.ledger
+
+        def build() -> list[bytes]:
+            nonlocal lines
+            if lines is None:
+                lines = [adapter.line(c, b) for c, b in ledger.batch_lines(row.id)]
+            return lines
+
+        file_id = row.input_file_id
+        found = None
+        if file_id is not None or row.intent is not None:
+            # a killed session may have created it, the reply lost: look before creating
+            found = await self._find(adapter, row, row.intent)
+        if found is None and file_id is None:
+            self.dir.mkdir(exist_ok=True)
+            path = self.dir / f"batch-{row.id}.jsonl"
+            tmp = path.with_suffix(".partial")
+            tmp.write_bytes(b"".join(build()))
+            tmp.replace(path)
+            file_id = await adapter.upload(path)  # None: the provider takes requests inline
+            if file_id is not None:
+                ledger.set_file(row.id, file_id)
+            path.unlink(missing_ok=True)
+        for attempt in range(3):
+            if found is None:
+                intent = ledger.set_intent(row.id)  # committed before the call
+                try:
+                    found = await adapter.create(file_id, build, row.id)
+                except AmbiguousBatch:
+                    raise
+                except RunError:
+                    # the reply may be what failed: look before creating a second batch
+                    found = await self._find(adapter, replace(row, input_file_id=file_id), intent)
+                    if found is None and attempt == 2:
+                        raise
+            if found is not None:
+                ledger.set_batch(row.id, found)
+                return
+            await asyncio.sleep(min(30.0, self.options.poll_s * 2**attempt))
+
+    async def _find(self, adapter: BatchAPI, row: BatchRow, since: float | None) -> Any:
+        try:
+            return await adapter.find(
+                row.input_file_id, row.requests, since, self.ledger.batch_ids()
+            )
+        except AmbiguousBatch:
+            if self.options.resubmit_lost:
+                return None  # the user chose to send the requests again
+            raise
+
+    # -- poll and read -------------------------------------------------------------
+    async def poll(self) -> None:
+        """Poll the open batches until every one is finished and read."""
+        ledger = self.ledger
+        total = sum(r.requests for r in ledger.open_batches())
+        bar = self._progress(total)
+        try:
+            while True:
+                rows = [r for r in ledger.open_batches() if r.batch_id is not None]
+                if not rows:
+                    return
+                for row in rows:
+                    assert row.batch_id is not None
+                    batch = await self.adapters[row.judge].retrieve(row.batch_id)
+                    ledger.set_batch(row.id, batch)
+                    if batch.get("status") in TERMINAL:
+                        bar.advance(count=await self._read(row, batch))
+                    done, all_ = ledger.batch_counts()
+                    bar.status(f"batches {done}/{all_} done")
+                if any(r.batch_id is not None for r in ledger.open_batches()):
+                    await asyncio.sleep(self.options.poll_s)
+        finally:
+            bar.close()
+
+    def _progress(self, total: int) -> Progress:
+        if callable(self.progress):
+            return Progress(total, unit="request")
+        bar = make_progress(self.progress, total)
+        bar.total = total
+        return bar
+
+    async def _read(self, row: BatchRow, batch: dict[str, Any]) -> int:
+        """Commit a finished batch's results; requeue what it did not answer."""
+        adapter = self.adapters[row.judge]
+        ledger = self.ledger
+        status = str(batch.get("status"))
+        seen = 0
+        for file_id in (batch.get("output_file_id"), batch.get("error_file_id")):
+            if not file_id:
+                continue
+            chunk: list[LineResult] = []
+            async for raw in adapter.lines(str(file_id)):
+                try:
+                    obj = json.loads(raw)
+                except ValueError:
+                    continue
+                cid = str(obj.get("custom_id") or "") if isinstance(obj, dict) else ""
+                got = ledger.request(cid)
+                if got is None:
+                    continue
+                decision = _decision(got[4])
+                chunk.append(adapter.read(obj, decision, ledger.body(cid)))
+                if len(chunk) >= _CHUNK:
+                    seen += self._commit(row.judge, chunk, str(row.batch_id))
+                    chunk = []
+            seen += self._commit(row.judge, chunk, str(row.batch_id))
+        with ledger.store.transaction():
+            for cid, submissions in ledger.unanswered(row.id):
+                if submissions >= self.options.max_submissions:
+                    why = (
+                        self.why.pop(cid, None)
+                        or _batch_errors(batch)
+                        or f"the batch ended {status}"
+                    )
+                    ledger.fail(
+                        cid,
+                        f"{row.judge}: no answer after {submissions} batches "
+                        f"(last {row.batch_id}: {why})",
+                        "server",
+                    )
+                    seen += 1
+                else:
+                    ledger.requeue(cid)
+            ledger.mark_collected(row.id)
+        return seen
+
+    def _commit(self, judge: str, results: list[LineResult], batch_id: str) -> int:
+        """Commit a chunk of results in one transaction; count those that settled a request."""
+        ledger = self.ledger
+        settled = 0
+        with ledger.store.transaction():
+            for r in results:
+                if r.response is not None:
+                    item = ledger.answer(r.custom_id, judge, r.response)
+                    if item is not None:
+                        self.session.stored_items.add(item)
+                        self.session.batch_answers += 1
+                        settled += 1
+                elif r.retry:
+                    self.why[r.custom_id] = r.error or "not answered"
+                else:
+                    message = f"{judge}: {r.error} (batch {batch_id})"
+                    settled += ledger.fail(r.custom_id, message, r.category)
+        return settled
+
+
+def _decision(text: str | None) -> Any:
+    from .._judges._base import Decision
+
+    if not text:
+        return None
+    key, values = json.loads(text)
+    return Decision(key, tuple(values))
+
+
+def _batch_errors(batch: dict[str, Any]) -> str:
+    errors = batch.get("errors")
+    data = errors.get("data") if isinstance(errors, dict) else None
+    if not isinstance(data, list):
+        return ""
+    return "; ".join(str(e.get("message") or e.get("code")) for e in data if isinstance(e, dict))

@@ -1,0 +1,208 @@
+"""``evaluate``: grade every item of a dataset, with bounded concurrency and a run store.
+
+A fixed pool of workers pulls items from one iterator, so no more than
+``concurrency`` items are in flight and no task exists for an item not yet
+started: memory holds the results, not the queue. Every judgment and every
+finished item is committed to the run store as it completes (see ``_store``);
+``resume`` skips finished items and replays finished judgments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._errors import ConfigError
+from .._reports import EvaluationReport
+from .._version import __version__
+from ._batch_judge import BatchJudge
+from ._batch_run import BatchOptions, check_batchable, refuse_open_batches, run_batches
+from ._engine import DATASET_COPY, Job, RunSession, prepare_store
+from ._fingerprint import item_key, run_fingerprints
+from ._progress import ProgressArg, make_progress
+from ._recording import RecordingJudge
+from ._result import ItemOutcome, RunResult
+
+if TYPE_CHECKING:
+    from ._remote import Executor
+
+__all__ = ["DATASET_COPY", "DEFAULT_CONCURRENCY", "evaluate", "evaluate_sync"]
+
+DEFAULT_CONCURRENCY = 16
+
+
+def _keys(dataset: Any) -> list[str]:
+    keys = [item_key(item, i) for i, item in enumerate(dataset.items)]
+    seen: dict[str, int] = {}
+    for i, k in enumerate(keys):
+        if k in seen:
+            raise ConfigError(
+                f"dataset items {seen[k]} and {i} share the id {k!r}; item ids must be unique"
+            )
+        seen[k] = i
+    return keys
+
+
+async def evaluate(
+    dataset: Any,
+    grader: Any,
+    *,
+    run_dir: str | Path | None = None,
+    resume: bool = False,
+    force: bool = False,
+    max_items: int | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: ProgressArg = None,
+    dataset_source: str | None = None,
+    batch_api: bool | BatchOptions = False,
+    executor: Executor | None = None,
+) -> RunResult:
+    """Grade every item of ``dataset`` with ``grader``; see the module docstring.
+
+    Args:
+        dataset: a :class:`RubricDataset`.
+        grader: anything with ``grade(rubric, to_grade, *, query, reference_submission,
+            item_id)`` returning an :class:`EvaluationReport` (def or async def).
+        run_dir: directory of the run store; None keeps everything in memory.
+        resume: continue the run in ``run_dir``, skipping finished items.
+        force: run even though ``run_dir`` holds a run of other inputs (its item
+            results are discarded), or start an existing run over (without ``resume``).
+        max_items: grade only the first ``max_items`` items.
+        concurrency: how many items are graded at once (the grader bounds criteria
+            and the judge layer bounds calls).
+        progress: None draws a bar on stderr when it is a terminal; True/False force
+            it; a callable gets ``(done, total)`` after each item.
+        dataset_source: where the dataset came from (stored for ``rubricjudge metrics``).
+        batch_api: answer the judgments through the OpenAI Batch API or Anthropic's
+            Message Batches at half price
+            (needs ``run_dir``; a :class:`BatchOptions` sets polling and batch size).
+        executor: grade on these workers (``rubricjudge.integrations.ray.RayExecutor``)
+            instead of in this process; ``grader`` must then be the grader its spec
+            builds. This process still commits every judgment and item, so ``resume``
+            works the same; ``concurrency`` then applies to each worker.
+
+    Raises:
+        UsageError: a bad argument, or a run directory that does not fit (see ``force``).
+    """
+    if concurrency < 1:
+        raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
+    if max_items is not None and max_items < 0:
+        raise ConfigError(f"max_items {max_items!r} is negative")
+    keys = _keys(dataset)
+    size = len(keys)
+    scope = size if max_items is None else min(max_items, size)
+    finished: set[str] = set()
+    outcomes: list[ItemOutcome | None] = [None] * scope
+    batch = BatchOptions() if batch_api is True else batch_api or None
+    if batch is not None:
+        check_batchable(grader)
+        if run_dir is None:
+            raise ConfigError(
+                "batch_api needs run_dir (--batch-api needs --run-dir): batch ids are committed "
+                "there, so a killed run resumes by polling the batches it already created"
+            )
+    if batch is not None and executor is not None:
+        raise ConfigError("batch_api and executor do not go together: choose one")
+    wrapper = RecordingJudge if batch is None else BatchJudge
+    with RunSession(grader, run_dir, total=scope, wrapper=wrapper, executor=executor) as session:
+        store = session.store
+        if store is not None:
+            fps = run_fingerprints(dataset, grader, session.described)
+            prepare_store(store, fps, resume=resume, force=force)
+            if batch is None:
+                refuse_open_batches(store)
+            meta = {
+                "dataset_size": str(size),
+                "items_in_scope": str(scope),
+                "rubricjudge_version": __version__,
+            }
+            if dataset_source is not None:
+                meta["dataset_source"] = dataset_source
+            store.set_meta(meta)
+            session.load_stored_judgments()
+            _save_dataset(dataset, store.run_dir)
+            for stored in store.iter_items():
+                if stored.status != "done" or stored.index >= scope:
+                    continue
+                finished.add(stored.key)
+                outcomes[stored.index] = ItemOutcome(
+                    stored.key, stored.index, "done", stored.score, stored.error
+                )
+                if stored.report_json is not None:
+                    report = EvaluationReport.model_validate_json(stored.report_json)
+                    session.builder.add_report(stored.key, report)
+            session.builder.resumed = len(finished)
+
+        def todo() -> Iterator[Job]:
+            return (_job(dataset, i, keys[i]) for i in range(scope) if keys[i] not in finished)
+
+        if batch is not None:
+            runs = min(concurrency, scope) or 1
+            await run_batches(session, todo, batch, concurrency=runs, progress=progress)
+        bar = make_progress(progress, scope, len(finished))
+        jobs = todo()
+
+        def keep(job: Job, outcome: ItemOutcome, report: EvaluationReport | None) -> None:
+            outcome.report = report if store is None else None
+            outcomes[job.index] = outcome
+
+        lanes = concurrency * (executor.width if executor is not None else 1)
+        await session.run(jobs, concurrency=min(lanes, scope) or 1, bar=bar, on_done=keep)
+        summary = session.summary()
+    done = [o for o in outcomes if o is not None]
+    rd = Path(run_dir) if run_dir is not None else None
+    return RunResult(done, summary, dataset_size=size, run_dir=rd)
+
+
+def _job(dataset: Any, index: int, key: str) -> Job:
+    item = dataset.items[index]
+    get_query = getattr(dataset, "get_item_query", None)
+    query = get_query(index) if callable(get_query) else getattr(item, "query", None)
+    return Job(
+        index=index,
+        key=key,
+        rubric=dataset.get_item_rubric(index),
+        submission=item.submission,
+        query=query,
+        reference=dataset.get_item_reference_submission(index),
+    )
+
+
+def _save_dataset(dataset: Any, run_dir: Path) -> None:
+    """Keep a copy of the dataset in the run directory, for ``rubricjudge metrics``.
+
+    Rewritten by every session: ground truth is not part of the run's fingerprint,
+    so a resume with corrected labels is allowed, and the copy must hold them.
+    Written as JSON Lines one item at a time, so the copy costs no memory in
+    proportion to the dataset, and swapped in whole. A dataset that cannot be
+    written is not copied; ``rubricjudge metrics`` then needs ``--dataset``.
+    """
+    path = run_dir / DATASET_COPY
+    tmp = run_dir / "dataset.partial.jsonl"
+    try:
+        from .._dataset_io import _header, _item_to_dict
+
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(json.dumps(_header(dataset), ensure_ascii=False) + "\n")
+            for item in dataset.items:
+                f.write(json.dumps(_item_to_dict(item), ensure_ascii=False) + "\n")
+    except Exception:  # a copy is a convenience; the run does not depend on it
+        tmp.unlink(missing_ok=True)
+        return
+    tmp.replace(path)
+
+
+def evaluate_sync(dataset: Any, grader: Any, **options: Any) -> RunResult:
+    """Run :func:`evaluate` to completion from synchronous code.
+
+    Raises:
+        ConfigError: called inside a running event loop (await ``evaluate`` there).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(evaluate(dataset, grader, **options))
+    raise ConfigError("evaluate_sync() was called inside a running event loop; await evaluate()")

@@ -1,0 +1,150 @@
+"""A judge wrapper that commits every answer to the run store and replays it on resume.
+
+Graders need not know about runs: ``evaluate`` hands them a
+:class:`RecordingJudge` in place of each judge. A judgment is keyed by the item
+being graded, a hash of the request (system, user, schema, sampling settings)
+with the judge's name, and its occurrence, so a grader that asks the same
+question twice on purpose (sampling several votes) gets two judgments.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+from typing import Any, Protocol
+
+from .._judges._base import Judge, JudgeRequest, JudgeResponse
+from .._judges._schema_check import schema_accepts
+from ._store import JudgmentRow, response_from_json
+
+__all__ = ["CURRENT_ITEM", "JudgmentStore", "RecordingJudge", "request_hash"]
+
+CURRENT_ITEM: contextvars.ContextVar[str] = contextvars.ContextVar("rubricjudge_item", default="")
+
+
+class JudgmentStore(Protocol):
+    """Where a :class:`RecordingJudge` looks answers up and commits them (a :class:`RunStore`)."""
+
+    def get_judgment(self, item_key: str, request_hash: str, occurrence: int) -> str | None:
+        """Return the stored response JSON of a judgment, or None."""
+
+    def put_judgment(
+        self,
+        item_key: str,
+        request_hash: str,
+        occurrence: int,
+        judge: str,
+        r: JudgeResponse,
+        tags: str | None = None,
+    ) -> None:
+        """Commit one judgment."""
+
+
+def request_hash(judge_name: str, request: JudgeRequest) -> str:
+    """Hash what decides a judge's answer (tags are left out)."""
+    payload: dict[str, Any] = {
+        "judge": judge_name,
+        "system": request.system,
+        "user": request.user,
+        "schema": request.schema,
+        "schema_name": request.schema_name,
+        "temperature": request.temperature,
+        "seed": request.seed,
+        "max_tokens": request.max_tokens,
+    }
+    if request.decision is not None:  # absent otherwise, so older runs still resume
+        payload["decision"] = [request.decision.key, list(request.decision.values)]
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class RecordingJudge:
+    """Wraps a judge: replays stored judgments, records new ones as they arrive.
+
+    Without a store it only keeps the numbers of each call (``rows``) for the summary.
+    """
+
+    def __init__(
+        self,
+        inner: Judge,
+        store: JudgmentStore | None,
+        *,
+        stored_items: set[str] | None = None,
+    ) -> None:
+        self._inner = inner
+        self._store = store
+        # items with stored judgments; the others need no lookup (a fresh run asks nothing)
+        self._stored_items = stored_items
+        self.rows: list[JudgmentRow] = []
+        self._seen: dict[str, dict[str, int]] = {}
+        self.calls = 0
+        self.replayed = 0
+        self.errors = 0
+
+    @property
+    def name(self) -> str:
+        """The wrapped judge's name."""
+        return self._inner.name
+
+    @property
+    def inner(self) -> Judge:
+        """The wrapped judge."""
+        return self._inner
+
+    @property
+    def preferred_verdict_method(self) -> str | None:
+        """The wrapped judge's preferred reply layout (graders ask the judge they hold)."""
+        return getattr(self._inner, "preferred_verdict_method", None)
+
+    @property
+    def default_calibration(self) -> Any:
+        """The wrapped judge's own calibration file, if it ships one."""
+        return getattr(self._inner, "default_calibration", None)
+
+    async def judge(self, request: JudgeRequest) -> JudgeResponse:
+        """Replay the stored answer to ``request``, or ask the judge and commit its answer."""
+        item = CURRENT_ITEM.get()
+        digest = request_hash(self._inner.name, request)
+        counts = self._seen.setdefault(item, {})
+        occurrence = counts.get(digest, 0)
+        counts[digest] = occurrence + 1
+        store = self._store
+        known = self._stored_items
+        if store is not None and (known is None or item in known):
+            stored = store.get_judgment(item, digest, occurrence)
+            if stored is not None:
+                replay = response_from_json(stored)
+                if schema_accepts(request.schema, replay.data):
+                    self.replayed += 1
+                    return replay
+                # a reply that does not answer the question is asked again, not replayed
+        response = await self.ask(request, item, digest, occurrence)
+        self.calls += 1
+        if store is not None and schema_accepts(request.schema, response.data):
+            tags = json.dumps(dict(request.tags), default=str) if request.tags else None
+            store.put_judgment(item, digest, occurrence, self._inner.name, response, tags)
+        else:  # kept for the summary; a rejected reply is not stored to be replayed
+            row = JudgmentRow(
+                self._inner.name,
+                response.usage,
+                response.cost,
+                response.latency_s,
+                response.queue_s,
+            )
+            self.rows.append(row)
+        return response
+
+    async def ask(
+        self, request: JudgeRequest, item: str, digest: str, occurrence: int
+    ) -> JudgeResponse:
+        """Ask the wrapped judge (a request with no stored answer); a subclass may defer it."""
+        try:
+            return await self._inner.judge(request)
+        except Exception:
+            self.errors += 1
+            raise
+
+    def forget_item(self, item: str) -> None:
+        """Drop the occurrence counters of a finished item (keeps memory flat)."""
+        self._seen.pop(item, None)

@@ -1,0 +1,362 @@
+"""Scoring: the one place that turns verdicts into numbers.
+
+Every path that computes a score (``Rubric.compute_score``, dataset ground truth,
+every grader, ``rubricjudge score``) ends in :func:`score_reports`, so they agree.
+
+For each counted criterion *i* with credit ``v_i`` in [0, 1] and weight ``w_i``::
+
+    raw_score = sum(v_i * w_i)
+    score     = clamp(raw_score / sum(max(0, w_i)))        rubric with a positive weight
+    score     = clamp(1 + raw_score / sum(|w_i|))          rubric whose weights are all negative
+
+Credit: MET is 1, UNMET is 0, an option gives its value, a number on a criterion's
+scale its place there (``(x - min) / (max - min)``); a parent criterion gives
+the same formula applied to its children (the PaperBench weighted mean).
+CANNOT_ASSESS and an N/A option follow the :class:`CannotAssessStrategy` (as
+autorubric's ``compute_score`` documents: "how to handle CANNOT_ASSESS / NA").
+
+Which formula applies depends on the weights that *counted*: when no criterion with
+a positive weight counted (a rubric of penalties, zero weights beside penalties, or
+positive criteria all skipped), the all-negative formula is used, as the seed
+``rubric`` package states it and autorubric and ``rubric`` compute it. When nothing
+with a non-zero weight counted, there is no score: ``None``, as autorubric returns.
+Verdict values are parsed into reports in ``_verdicts`` (re-exported here).
+
+``ScoringPolicy(compat="dataknobs")`` (:meth:`ScoringPolicy.dataknobs`) swaps these
+rules for the dataknobs executor's, which score a failure as 0 and do not clamp
+(``_scoring_dataknobs``); it is opt-in, for matching results made with dataknobs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._model import Criterion, CriterionVerdict, Rubric, Scale
+from ._verdicts import assemble_reports, parse_verdict, reports_from_verdicts
+
+if TYPE_CHECKING:
+    from ._reports import CriterionReport, EvaluationReport, SectionScore
+
+__all__ = [
+    "DEFAULT_POLICY",
+    "CannotAssessStrategy",
+    "Compat",
+    "ScoreResult",
+    "ScoringPolicy",
+    "assemble_reports",
+    "finalize",
+    "on_scale",
+    "parse_verdict",
+    "report_value",
+    "reports_from_verdicts",
+    "score_reports",
+    "section_scores",
+]
+
+
+class CannotAssessStrategy(StrEnum):
+    """What a CANNOT_ASSESS verdict counts as.
+
+    SKIP leaves the criterion out; ZERO gives no credit; PARTIAL gives
+    ``partial_credit``; FAIL assumes the worst for the weight's sign (UNMET on a
+    positive criterion, MET on a penalty, the worst option on a multi-choice one).
+    """
+
+    SKIP = "skip"
+    ZERO = "zero"
+    PARTIAL = "partial"
+    FAIL = "fail"
+
+    @classmethod
+    def _missing_(cls, value: object) -> CannotAssessStrategy | None:
+        # accept "SKIP", " Zero " and friends; anything else is a ValueError naming the choices
+        if isinstance(value, str):
+            for member in cls:
+                if member.value == value.strip().lower():
+                    return member
+        return None
+
+
+Compat = Literal["rubricjudge", "dataknobs"]
+COMPAT_CHOICES: tuple[Compat, ...] = ("rubricjudge", "dataknobs")
+
+
+@dataclass(frozen=True)
+class ScoringPolicy:
+    """How to score: the CANNOT_ASSESS strategy, whether to normalise, whose rules.
+
+    ``compat="rubricjudge"`` (the default) never counts a failure as a verdict: a
+    scoring function that raises or answers something that is not a level is
+    recorded and priced by ``cannot_assess``, a level label is read as its level,
+    and the score is clamped to [0, 1]. ``compat="dataknobs"`` reproduces the
+    dataknobs executor exactly instead: failures and unknown levels score 0, only
+    exact level ids count, ``score = Σ w·s / Σ w`` with negative weights and no
+    clamp, and a rubric where everything failed scores 0.0 (and fails its
+    threshold) rather than None. ``cannot_assess`` and ``partial_credit`` do not
+    apply under ``dataknobs``: anything undecided is worth 0 there.
+    """
+
+    cannot_assess: CannotAssessStrategy = CannotAssessStrategy.SKIP
+    partial_credit: float = 0.5
+    normalize: bool = True
+    compat: Compat = "rubricjudge"
+
+    @classmethod
+    def dataknobs(cls, *, normalize: bool = True) -> ScoringPolicy:
+        """Return the policy that scores exactly as dataknobs' ``RubricExecutor`` does."""
+        return cls(CannotAssessStrategy.ZERO, normalize=normalize, compat="dataknobs")
+
+    @classmethod
+    def coerce(cls, value: ScoringPolicy | str | None) -> ScoringPolicy:
+        """Return a policy from a policy, a compat name (``"dataknobs"``) or None (the default).
+
+        Raises:
+            ValueError: an unknown name; the message lists the valid ones.
+        """
+        if value is None:
+            return DEFAULT_POLICY
+        if isinstance(value, ScoringPolicy):
+            return value
+        if value == "dataknobs":
+            return cls.dataknobs()
+        if value == "rubricjudge":
+            return DEFAULT_POLICY
+        choices = ", ".join(repr(c) for c in COMPAT_CHOICES)
+        raise ValueError(f"scoring policy {value!r} is unknown; use one of {choices}")
+
+    def with_normalize(self, normalize: bool) -> ScoringPolicy:
+        """This policy with ``normalize`` set (everything else kept)."""
+        return replace(self, normalize=normalize)
+
+    def __post_init__(self) -> None:
+        if self.compat not in COMPAT_CHOICES:
+            choices = ", ".join(repr(c) for c in COMPAT_CHOICES)
+            raise ValueError(f"compat {self.compat!r} is unknown; use one of {choices}")
+        if not isinstance(self.cannot_assess, CannotAssessStrategy):
+            try:
+                strategy = CannotAssessStrategy(self.cannot_assess)
+            except ValueError:
+                choices = ", ".join(repr(m.value) for m in CannotAssessStrategy)
+                bad = self.cannot_assess
+                raise ValueError(
+                    f"cannot_assess strategy {bad!r} is unknown; use one of {choices}"
+                ) from None
+            object.__setattr__(self, "cannot_assess", strategy)
+        if not 0.0 <= self.partial_credit <= 1.0:
+            raise ValueError(
+                f"partial_credit {self.partial_credit!r} is outside [0, 1]; give a fraction"
+            )
+
+
+DEFAULT_POLICY = ScoringPolicy()
+
+
+def _cannot_assess_value(criterion: Criterion, policy: ScoringPolicy) -> float | None:
+    strategy = policy.cannot_assess
+    if strategy is CannotAssessStrategy.SKIP:
+        return None
+    if strategy is CannotAssessStrategy.ZERO:
+        return 0.0
+    if strategy is CannotAssessStrategy.PARTIAL:
+        # partial credit is credit: a penalty that could not be assessed is not charged
+        # (autorubric's compute_score, which the seed leaves unstated)
+        return policy.partial_credit if criterion.weight >= 0 else 0.0
+    if criterion.is_multi_choice:
+        return criterion.worst_scored_option()[1].value
+    return 0.0 if criterion.weight >= 0 else 1.0
+
+
+def report_value(report: CriterionReport, policy: ScoringPolicy = DEFAULT_POLICY) -> float | None:
+    """Credit in [0, 1] of one report, or None when it does not count."""
+    if policy.compat == "dataknobs":
+        from ._scoring_dataknobs import dataknobs_credit
+
+        return dataknobs_credit(report)
+    if report.children:
+        return _normalized(list(report.children), policy, _all_negative(report.children))[0]
+    if report.selection is not None:
+        if report.selection.na:
+            return _cannot_assess_value(report.criterion, policy)
+        return report.selection.value
+    if report.scale_score is not None:
+        return report.scale_score.value
+    if report.verdict is CriterionVerdict.MET:
+        return 1.0
+    if report.verdict is CriterionVerdict.UNMET:
+        return 0.0
+    return _cannot_assess_value(report.criterion, policy)
+
+
+def _all_negative(reports: Iterable[CriterionReport]) -> bool:
+    return all(r.criterion.weight < 0 for r in reports)
+
+
+def _normalized(
+    reports: Sequence[CriterionReport], policy: ScoringPolicy, all_negative: bool = False
+) -> tuple[float | None, float, bool]:
+    """(normalised score or None if nothing counted, raw weighted sum, anything counted).
+
+    ``all_negative`` is kept for callers; the formula follows the weights that counted.
+    """
+    if policy.compat == "dataknobs":
+        from ._scoring_dataknobs import dataknobs_score
+
+        score_dk, raw_dk = dataknobs_score(reports)
+        return score_dk, raw_dk, bool(reports)
+    terms: list[float] = []
+    positives: list[float] = []
+    absolutes: list[float] = []
+    counted = False
+    for r in reports:
+        v = report_value(r, policy)
+        if v is None:
+            continue
+        counted = True
+        w = r.criterion.weight
+        terms.append(v * w)
+        absolutes.append(abs(w))
+        if w > 0:
+            positives.append(w)
+    # compensated sums (as Python 3.12's sum() is): scores at a pass threshold must not
+    # flip on the order of the criteria
+    raw, positive, absolute = math.fsum(terms), math.fsum(positives), math.fsum(absolutes)
+    if positive > 0:
+        score: float | None = raw / positive
+    elif absolute > 0:  # no positive weight counted: the all-negative formula
+        score = 1.0 + raw / absolute
+    else:
+        score = None
+    if score is not None:
+        score = max(0.0, min(1.0, score))
+    return score, raw, counted
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The numbers :func:`score_reports` computes (``score`` None when nothing counted)."""
+
+    score: float | None
+    raw_score: float
+    cannot_assess_count: int
+
+
+def _leaf_reports(reports: Iterable[CriterionReport]) -> Iterable[CriterionReport]:
+    for r in reports:
+        if r.children:
+            yield from _leaf_reports(r.children)
+        else:
+            yield r
+
+
+def score_reports(
+    reports: Sequence[CriterionReport],
+    policy: ScoringPolicy = DEFAULT_POLICY,
+    *,
+    all_negative: bool | None = None,
+) -> ScoreResult:
+    """Score top-level criterion reports; the single source of truth for scores."""
+    neg = _all_negative(reports) if all_negative is None else all_negative
+    score, raw, _ = _normalized(reports, policy, neg)
+    ca = sum(1 for r in _leaf_reports(reports) if r.verdict is CriterionVerdict.CANNOT_ASSESS)
+    final = score if policy.normalize else raw
+    return ScoreResult(score=final, raw_score=raw, cannot_assess_count=ca)
+
+
+def finalize(
+    rubric: Rubric,
+    reports: list[CriterionReport],
+    policy: ScoringPolicy = DEFAULT_POLICY,
+    **fields: Any,
+) -> EvaluationReport:
+    """Score reports into an :class:`EvaluationReport` (scale, pass and errors included).
+
+    When every leaf failed with a judge error and no fallback verdict stood in for
+    it, nothing was graded: ``score`` is None. With ``default_fallback_verdicts`` the
+    fallback verdicts score, as the seed ``rubric`` package's fallbacks do.
+    """
+    from ._reports import EvaluationReport, TokenUsage
+
+    leaves = list(_leaf_reports(reports))
+    errors = [r for r in leaves if r.is_error]
+    usage = TokenUsage.total([r.token_usage for r in leaves])
+    costs = [r.completion_cost for r in leaves]
+    cost = None if any(c is None for c in costs) or not costs else sum(c or 0.0 for c in costs)
+    fields.setdefault("token_usage", usage)
+    fields.setdefault("completion_cost", cost)
+    unanswered = [
+        r
+        for r in errors
+        if r.selection is None
+        and r.scale_score is None
+        and r.verdict in (None, CriterionVerdict.CANNOT_ASSESS)
+    ]
+    # fallback verdicts still score; dataknobs scores a rubric where all failed 0.0
+    if leaves and len(unanswered) == len(leaves) and policy.compat != "dataknobs":
+        return EvaluationReport(
+            score=None,
+            report=reports,
+            error=f"no criterion could be graded; first error: {errors[0].error}",
+            error_count=len(errors),
+            **fields,
+        )
+    result = score_reports(reports, policy, all_negative=rubric.is_all_negative)
+    unit = result.score if policy.normalize else _unit(reports, policy, rubric)
+    passed = None
+    if rubric.pass_threshold is not None and unit is not None:
+        passed = unit >= rubric.pass_threshold
+    return EvaluationReport(
+        score=result.score,
+        raw_score=result.raw_score,
+        report=reports,
+        cannot_assess_count=result.cannot_assess_count,
+        error_count=len(errors),
+        passed=passed,
+        **on_scale(rubric.scale, unit),
+        **fields,
+    )
+
+
+def on_scale(scale: Scale | None, unit: float | None) -> dict[str, float | None]:
+    """The report fields that place a score in [0, 1] on the rubric's scale.
+
+    ``overall_score`` is exact (OpenRubricRL's, which its reward normalises);
+    ``scaled_score`` is rounded half up on a discrete scale, for display. Both are
+    None without a scale or a score.
+    """
+    if scale is None or unit is None:
+        return {"overall_score": None, "scaled_score": None}
+    unit = max(0.0, min(1.0, unit))  # dataknobs' scores may leave [0, 1]
+    return {"overall_score": scale.position(unit), "scaled_score": scale.map(unit)}
+
+
+def _unit(reports: list[CriterionReport], policy: ScoringPolicy, rubric: Rubric) -> float | None:
+    normalized = policy.with_normalize(True)
+    return score_reports(reports, normalized, all_negative=rubric.is_all_negative).score
+
+
+def section_scores(
+    report: EvaluationReport, policy: ScoringPolicy = DEFAULT_POLICY
+) -> list[SectionScore]:
+    """Per-section scores of a report, with the rules of :func:`score_reports`.
+
+    Each section is scored as if its top-level criteria were a rubric of their own
+    (so a section of penalties only uses the all-negative formula). Criteria without
+    a section form the group ``None``. ``score`` is None where the section has no
+    score: nothing counted (every criterion skipped or N/A), or, normalised, only
+    penalties counted in a section that also has positive criteria.
+    """
+    from ._reports import SectionScore
+
+    groups: dict[str | None, list[CriterionReport]] = {}
+    for r in report.report or []:
+        groups.setdefault(r.criterion.section, []).append(r)
+    out = []
+    for section, rs in groups.items():
+        score, raw, counted = _normalized(rs, policy, _all_negative(rs))
+        value = score if policy.normalize else (raw if counted else None)
+        out.append(SectionScore(section=section, score=value, raw_score=raw, criteria=len(rs)))
+    return out

@@ -1,0 +1,21 @@
+"""The scoring server (``rubricjudge serve``): rubrics over HTTP, behind a bearer token."""
+
+from ._app import DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY, ServerSettings, create_app
+from ._openapi import openapi_document
+from ._run import is_loopback, read_token, serve
+from ._sources import DirectorySource, RegistrySource, RubricInfo, RubricSource
+
+__all__ = [
+    "DEFAULT_MAX_BATCH",
+    "DEFAULT_MAX_BODY",
+    "DirectorySource",
+    "RegistrySource",
+    "RubricInfo",
+    "RubricSource",
+    "ServerSettings",
+    "create_app",
+    "is_loopback",
+    "openapi_document",
+    "read_token",
+    "serve",
+]

@@ -1,0 +1,273 @@
+"""The scoring server: a Starlette app over a rubric source and a grader.
+
+Endpoints: ``GET /health``, ``GET /openapi.json`` (both open), ``GET /rubrics``,
+``GET /rubrics/{id}``, ``POST /score``, ``POST /score/batch`` (bearer token,
+unless the app was built without one). Bodies over ``max_body_bytes`` are refused
+with 413 before they are read in full; a batch over ``max_batch`` items is 422;
+JSON that does not parse is 400 and a body of the wrong shape 422; an unknown
+rubric is 404. Grading is async all the way, so a slow judge call holds only its
+own request, and at most ``timeout_s`` seconds: past that the request is 504. The
+judge failures of a grade are in its report (as data). ``/health`` names the kind
+of rubric source only (never a path on the server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from .._errors import RubricError, RubricJudgeError, RunError, UsageError
+from .._limits import DataLimitError, json_loads
+from .._model import Rubric
+from ._models import BatchItem, BatchRequest, ScoreRequest
+from ._openapi import openapi_document
+from ._sources import RubricNotFoundError, RubricSource
+
+__all__ = ["DEFAULT_MAX_BATCH", "DEFAULT_MAX_BODY", "ServerSettings", "create_app"]
+
+DEFAULT_MAX_BODY = 1024 * 1024
+DEFAULT_MAX_BATCH = 64
+DEFAULT_TIMEOUT_S = 300.0
+_OPEN_PATHS = ("/health", "/openapi.json")
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How the server behaves.
+
+    Args:
+        source: where rubrics come from (directory or registry).
+        grader: any grader object (``CriterionGrader(judge=...)``); rubrics with
+            hybrid metrics are graded through a ``HybridGrader`` around it.
+        token: the bearer token every protected request must carry; None turns
+            authentication off (the CLI allows that only on loopback, explicitly).
+        max_body_bytes: the largest request body accepted (413 above).
+        max_batch: the most items in one ``/score/batch`` (422 above).
+        concurrency: items of one batch graded at once.
+        timeout_s: how long one request may grade (a whole batch included) before
+            it is answered 504 and its judge calls are cancelled.
+    """
+
+    source: RubricSource
+    grader: Any
+    token: str | None
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    max_batch: int = DEFAULT_MAX_BATCH
+    concurrency: int = 8
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        from .._errors import ConfigError
+
+        if self.token is not None and not self.token.strip():
+            raise ConfigError("the server token is empty; give a real token or None")
+        for name in ("max_body_bytes", "max_batch", "concurrency"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} {getattr(self, name)!r} must be at least 1")
+        if not self.timeout_s > 0:
+            raise ConfigError(f"timeout_s {self.timeout_s!r} must be a positive number of seconds")
+
+
+class HTTPError(Exception):
+    """An error answered as ``{"error": message}`` with a status code."""
+
+    def __init__(self, status: int, message: str, detail: Any = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.detail = detail
+
+
+def _starlette() -> Any:
+    try:
+        import starlette  # noqa: F401
+    except ImportError:
+        from .._errors import ConfigError
+
+        raise ConfigError(
+            "the scoring server needs starlette and uvicorn; "
+            "install them with: pip install 'rubricjudge[serve]'"
+        ) from None
+
+
+def create_app(settings: ServerSettings) -> Any:
+    """Build the Starlette application for ``settings``."""
+    _starlette()
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    def error(status: int, message: str, detail: Any = None) -> Response:
+        body: dict[str, Any] = {"error": message}
+        if detail is not None:
+            body["detail"] = detail
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        return JSONResponse(body, status_code=status, headers=headers)
+
+    def authorized(request: Request) -> bool:
+        if settings.token is None:
+            return True
+        header = request.headers.get("authorization", "")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            return False
+        return hmac.compare_digest(given.strip().encode(), settings.token.encode())
+
+    async def read_json(request: Request) -> Any:
+        length = request.headers.get("content-length")
+        limit = settings.max_body_bytes
+        if length is not None:
+            if not re.fullmatch(r"[0-9]{1,18}", length):
+                raise HTTPError(400, f"Content-Length {length!r} is not a number")
+            if int(length) > limit:
+                raise HTTPError(413, f"request body is {length} bytes; the limit is {limit}")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise HTTPError(413, f"request body is over the limit of {limit} bytes")
+            chunks.append(chunk)
+        try:
+            return json_loads(b"".join(chunks))
+        except DataLimitError as e:
+            raise HTTPError(400, f"request body: {e}") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise HTTPError(400, f"request body is not valid JSON: {e}") from None
+
+    def parse(model: Any, data: Any) -> Any:
+        try:
+            return model.model_validate(data)
+        except ValidationError as e:
+            detail = [
+                {"loc": list(err["loc"]), "msg": err["msg"]} for err in e.errors(include_url=False)
+            ]
+            raise HTTPError(422, "request body does not match the schema", detail) from None
+
+    async def load(rubric_id: str, version: str | None) -> tuple[Rubric, str | None]:
+        try:
+            return await settings.source.get(rubric_id, version)
+        except RubricNotFoundError as e:
+            raise HTTPError(404, str(e)) from None
+        except RubricError as e:
+            raise HTTPError(500, f"rubric {rubric_id!r} is invalid on the server: {e}") from None
+
+    def grader_for(rubric: Rubric) -> Any:
+        if not rubric.hybrid_metrics:
+            return settings.grader
+        from .._hybrid import HybridGrader
+
+        if isinstance(settings.grader, HybridGrader):
+            return settings.grader
+        return HybridGrader(settings.grader)
+
+    async def grade(rubric: Rubric, item: BatchItem) -> dict[str, Any]:
+        grader = grader_for(rubric)
+        sub = item.submission
+        to_grade: Any = sub if isinstance(sub, str) else sub.model_dump()
+        kwargs: dict[str, Any] = {
+            "query": item.query,
+            "reference_submission": item.reference,
+            "item_id": item.id,
+        }
+        if rubric.hybrid_metrics:
+            kwargs["references"] = item.references
+            kwargs["fields"] = item.fields
+        try:
+            report = await grader.grade(rubric, to_grade, **kwargs)
+        except UsageError as e:
+            raise HTTPError(422, str(e)) from None
+        except RunError as e:
+            raise HTTPError(502, f"grading failed: {e}") from None
+        result: dict[str, Any] = report.to_jsonable()
+        return result
+
+    def guarded(
+        handler: Callable[[Request], Awaitable[Response]], protected: bool = True
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            if protected and not authorized(request):
+                return error(401, "missing or wrong bearer token (Authorization: Bearer <token>)")
+            try:
+                return await handler(request)
+            except HTTPError as e:
+                return error(e.status, e.message, e.detail)
+            except RubricJudgeError as e:
+                return error(500, str(e))
+
+        return endpoint
+
+    async def health(request: Request) -> Response:
+        # open to anyone: the kind of source, never the directory it is in
+        return JSONResponse({"status": "ok", "source": settings.source.kind})
+
+    async def within_deadline(work: Awaitable[Any]) -> Any:
+        deadline = asyncio.timeout(settings.timeout_s)
+        try:
+            async with deadline:
+                return await work
+        except TimeoutError:
+            if not deadline.expired():  # raised inside the grading, not by the deadline
+                raise
+            raise HTTPError(
+                504,
+                f"grading did not finish within {settings.timeout_s:g} s "
+                "(the server's --timeout); the judge may be down or slow",
+            ) from None
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(openapi_document(settings))
+
+    async def list_rubrics(request: Request) -> Response:
+        infos = await settings.source.list()
+        return JSONResponse({"rubrics": [i.as_dict() for i in infos]})
+
+    async def get_rubric(request: Request) -> Response:
+        rubric_id = str(request.path_params["rubric_id"])
+        version = request.query_params.get("version")
+        rubric, got = await load(rubric_id, version)
+        return JSONResponse({"id": rubric_id, "version": got, "rubric": rubric.to_dict()})
+
+    async def score(request: Request) -> Response:
+        body = parse(ScoreRequest, await read_json(request))
+        rubric, version = await load(body.rubric, body.version)
+        report = await within_deadline(grade(rubric, body))
+        return JSONResponse({"rubric": body.rubric, "version": version, "report": report})
+
+    async def score_batch(request: Request) -> Response:
+        data = await read_json(request)
+        items = data.get("items") if isinstance(data, dict) else None
+        if isinstance(items, list) and len(items) > settings.max_batch:
+            raise HTTPError(
+                422, f"batch has {len(items)} items; the limit is {settings.max_batch} per request"
+            )
+        body = parse(BatchRequest, data)
+        rubric, version = await load(body.rubric, body.version)
+        sem = asyncio.Semaphore(settings.concurrency)
+
+        async def one(item: BatchItem) -> dict[str, Any]:
+            async with sem:
+                return await grade(rubric, item)
+
+        from .._graders._base import gather_all
+
+        results = await within_deadline(gather_all([one(item) for item in body.items]))
+        return JSONResponse({"rubric": body.rubric, "version": version, "results": results})
+
+    routes = [
+        Route("/health", guarded(health, protected=False), methods=["GET"]),
+        Route("/openapi.json", guarded(openapi, protected=False), methods=["GET"]),
+        Route("/rubrics", guarded(list_rubrics), methods=["GET"]),
+        Route("/rubrics/{rubric_id}", guarded(get_rubric), methods=["GET"]),
+        Route("/score", guarded(score), methods=["POST"]),
+        Route("/score/batch", guarded(score_batch), methods=["POST"]),
+    ]
+    return Starlette(routes=routes)

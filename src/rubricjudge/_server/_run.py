@@ -1,0 +1,82 @@
+"""Running the scoring server: the authentication rule, the token file, uvicorn."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .._env import getenv
+from .._errors import ConfigError
+from .._judges._http import is_loopback
+from ._app import ServerSettings, create_app
+
+__all__ = ["MIN_TOKEN_LENGTH", "TOKEN_ENV", "auth_token", "is_loopback", "read_token", "serve"]
+
+MIN_TOKEN_LENGTH = 16
+TOKEN_ENV = "RUBRICJUDGE_SERVE_TOKEN"
+
+
+def _check(token: str, where: str) -> str:
+    if len(token) < MIN_TOKEN_LENGTH or any(c.isspace() for c in token):
+        raise ConfigError(
+            f"the token in {where} is too weak: use at least {MIN_TOKEN_LENGTH} characters "
+            "without spaces (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    return token
+
+
+def read_token(path: str | os.PathLike[str]) -> str:
+    """Read a bearer token from a file (surrounding whitespace ignored).
+
+    Raises:
+        ConfigError: the file is missing, empty or holds a weak token.
+    """
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as e:
+        raise ConfigError(f"cannot read --token-file {os.fspath(path)!r}: {e.strerror}") from None
+    return _check(token, f"--token-file {os.fspath(path)!r}")
+
+
+def auth_token(host: str, *, token_file: str | None, no_auth: bool) -> str | None:
+    """The token the server requires, or None when authentication is off.
+
+    The token comes from ``token_file`` or ``$RUBRICJUDGE_SERVE_TOKEN``. Turning
+    authentication off needs ``no_auth`` and a loopback ``host``.
+
+    Raises:
+        ConfigError: ``no_auth`` on a host reachable from elsewhere, ``no_auth`` with a
+            token, or no token at all.
+    """
+    if no_auth:
+        if token_file:
+            raise ConfigError("--no-auth and --token-file contradict each other; give one")
+        if not is_loopback(host):
+            raise ConfigError(
+                f"--no-auth is allowed only on a loopback host (127.0.0.1, ::1, localhost); "
+                f"--host {host!r} is reachable from other machines, so give --token-file"
+            )
+        return None
+    if token_file:
+        return read_token(token_file)
+    env = (getenv("SERVE_TOKEN") or "").strip()
+    if env:
+        return _check(env, f"${TOKEN_ENV}")
+    raise ConfigError(
+        f"the server needs a bearer token: give --token-file FILE or set ${TOKEN_ENV} "
+        "(or, on a loopback host only, --no-auth)"
+    )
+
+
+def serve(settings: ServerSettings, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Run the server with uvicorn until interrupted."""
+    try:
+        import uvicorn
+    except ImportError:
+        raise ConfigError(
+            "the scoring server needs starlette and uvicorn; "
+            "install them with: pip install 'rubricjudge[serve]'"
+        ) from None
+    if settings.token is None and not is_loopback(host):
+        raise ConfigError(f"refusing to serve without a token on non-loopback host {host!r}")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
