@@ -93,7 +93,7 @@ def load_cases(name: str, *, limit: int | None = None) -> list[Case]:
 async def collect_samples(grader: Any, cases: list[Case]) -> list[Any]:
     """Grade the cases' items; (criterion, the judge's probabilities, label) per case."""
     from rubricjudge._calibration import Sample
-    from rubricjudge._metrics._compute import leaf_reports
+    from rubricjudge._model._scoring import leaf_reports
 
     by_item: dict[str, list[Case]] = {}
     for c in cases:

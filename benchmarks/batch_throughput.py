@@ -71,7 +71,7 @@ def probe_server(url: str, concurrency: int, requests: int, server_pid: int) -> 
 
     sys.path.insert(0, str(ROOT / "tests"))
     from rubricjudge._graders._prompts import criterion_schema
-    from rubricjudge._model import Criterion
+    from rubricjudge._model._rubric import Criterion
 
     u = urlparse(url)
     schema = criterion_schema(Criterion(name="c", requirement="r"))
@@ -181,10 +181,10 @@ def sdk_judge(url: str, concurrency: int) -> Any:
 
 
 def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: str | None) -> dict:
-    from rubricjudge._dataset import DataItem, RubricDataset
+    from rubricjudge._datasets._dataset import DataItem, RubricDataset
     from rubricjudge._graders import CriterionGrader
     from rubricjudge._judges._registry import get_judge
-    from rubricjudge._model import Criterion, Rubric
+    from rubricjudge._model._rubric import Criterion, Rubric
     from rubricjudge._runs import evaluate
 
     rubric = Rubric(

@@ -10,11 +10,11 @@ import time
 
 import numpy as np
 
-from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
 from rubricjudge._metrics import compute_metrics
-from rubricjudge._model import Criterion, CriterionOption, Rubric
-from rubricjudge._scoring import finalize
-from rubricjudge._verdicts import reports_from_verdicts
+from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
+from rubricjudge._model._scoring import finalize
+from rubricjudge._model._verdicts import reports_from_verdicts
 
 LEVELS = ["1", "2", "3", "4"]
 

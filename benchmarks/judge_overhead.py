@@ -112,7 +112,7 @@ async def layer_only(calls: int, concurrency: int) -> float:
     """Microseconds the layer adds per call around a backend that answers instantly."""
     from rubricjudge._judges._base import JudgeConfig, JudgeRequest, JudgeResponse
     from rubricjudge._judges._reliable import Provider, ReliableJudge
-    from rubricjudge._reports import TokenUsage
+    from rubricjudge._model._reports import TokenUsage
 
     usage = TokenUsage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
 

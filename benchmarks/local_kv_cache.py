@@ -31,7 +31,7 @@ from rubricjudge._judges import _local
 from rubricjudge._judges._base import JudgeConfig, JudgeRequest
 from rubricjudge._judges._local import LocalJudge
 from rubricjudge._judges._local_worker import shared_scheduler
-from rubricjudge._model import Criterion
+from rubricjudge._model._rubric import Criterion
 
 ANSWER = (
     "Photosynthesis is the process by which green plants, algae and some bacteria turn light "

@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from chat_server import Reply, schema_of
-from rubricjudge._dataset import DataItem, RubricDataset
-from rubricjudge._model import Criterion, CriterionOption, Rubric
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
 
 PAIR = re.compile(r"SUBMISSION-(\d+).*REQUIREMENT-(\d+)", re.DOTALL)
 

@@ -22,10 +22,10 @@ import pytest
 
 from batch_server import BatchServer
 from rubricjudge._cli.main import main
-from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, UsageError
 from rubricjudge._graders import CriterionGrader
-from rubricjudge._model import Criterion, Rubric
+from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import BatchOptions, evaluate_sync
 
 ITEMS, CRITERIA = 10, 3

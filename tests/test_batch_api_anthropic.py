@@ -23,13 +23,13 @@ import pytest
 
 from anthropic_batch_server import AnthropicBatchServer
 from anthropic_server import AnthropicServer, tool_use
-from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
 from rubricjudge._errors import RunError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._anthropic_batch import AnthropicBatches
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._registry import get_judge
-from rubricjudge._model import Criterion, Rubric
+from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import BatchOptions, evaluate_sync
 from rubricjudge._runs._batch_run import adapter_for
 

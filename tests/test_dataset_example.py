@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from rubricjudge import CriterionVerdict
-from rubricjudge._dataset import RubricDataset
+from rubricjudge._datasets._dataset import RubricDataset
+from rubricjudge._datasets._examples import example_datasets, load_example_dataset
 from rubricjudge._errors import ConfigError
-from rubricjudge._examples import example_datasets, load_example_dataset
 
 SHARED = (
     Path(os.environ.get("RUBRICJUDGE_SHARED_DATA", "/work/shared/data")) / "llm_rubric_microsoft"

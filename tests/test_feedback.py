@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from rubricjudge import Criterion, CriterionOption, JudgeError, Rubric
-from rubricjudge._feedback import (
+from rubricjudge._judges._fake import FakeJudge
+from rubricjudge._methods._feedback import (
     generate_criterion_feedback,
     generate_deterministic_summary,
     generate_feedback_summary,
 )
-from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._scoring import finalize, reports_from_verdicts
+from rubricjudge._model._scoring import finalize, reports_from_verdicts
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0, description="Unclear"),

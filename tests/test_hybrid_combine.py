@@ -20,7 +20,7 @@ from rubricjudge._hybrid import (
     unregister_metric,
 )
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._reports import MetricResult
+from rubricjudge._model._reports import MetricResult
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 

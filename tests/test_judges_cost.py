@@ -10,7 +10,7 @@ from rubricjudge._errors import ConfigError
 from rubricjudge._judges._base import JudgeConfig
 from rubricjudge._judges._cost import cost_of
 from rubricjudge._judges._openai import OpenAIJudge
-from rubricjudge._reports import TokenUsage
+from rubricjudge._model._reports import TokenUsage
 
 
 def usage(prompt: int, completion: int, cached: int = 0) -> TokenUsage:

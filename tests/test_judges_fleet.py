@@ -21,14 +21,14 @@ from chat_server import ChatServer, Reply, schema_of
 from judge_helpers import request
 from rubricjudge import EndpointStats, RunSummary
 from rubricjudge._cli.main import main
-from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, JudgeError, UsageError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges import _fleet
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._judges._fleet import parse_base_urls
 from rubricjudge._judges._registry import get_judge
-from rubricjudge._model import Criterion, Rubric
+from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import evaluate
 from rubricjudge._runs._store import RunStore
 

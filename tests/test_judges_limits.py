@@ -9,11 +9,11 @@ from pathlib import Path
 
 from chat_server import ChatServer, Reply, schema_of
 from judge_helpers import openai_judge, request, waits
-from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._judges._limits import Gate, TokenBucket, limits_for
-from rubricjudge._model import Criterion, Rubric
+from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import evaluate
 
 

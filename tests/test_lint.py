@@ -10,10 +10,10 @@ import pytest
 
 from rubricjudge import Criterion, CriterionOption, JudgeError, Rubric
 from rubricjudge._cli.main import main
+from rubricjudge._graders._mixed import evaluate_rubric
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._lint import achievable_range, lint_rubric, lint_rubric_with_judge
-from rubricjudge._meta import build_meta_rubric
-from rubricjudge._methods import evaluate_rubric
+from rubricjudge._lint._meta import build_meta_rubric
+from rubricjudge._lint._rules import achievable_range, lint_rubric, lint_rubric_with_judge
 
 
 def opts(*values: float) -> list[CriterionOption]:

@@ -10,9 +10,10 @@ import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
 from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._mixed import evaluate_rubric, evaluate_rubric_sync
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._methods import FunctionRegistry, evaluate_rubric, evaluate_rubric_sync
+from rubricjudge._methods import FunctionRegistry
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0, description="Too few"),

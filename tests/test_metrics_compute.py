@@ -11,13 +11,13 @@ import pytest
 from scipy import stats
 from sklearn import metrics as skm
 
-from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError
 from rubricjudge._metrics import compute_metrics
-from rubricjudge._model import Criterion, CriterionOption, CriterionVerdict, Rubric
-from rubricjudge._reports import EvaluationReport, JudgeVote, OptionSelection
-from rubricjudge._scoring import finalize
-from rubricjudge._verdicts import reports_from_verdicts
+from rubricjudge._model._reports import EvaluationReport, JudgeVote, OptionSelection
+from rubricjudge._model._rubric import Criterion, CriterionOption, CriterionVerdict, Rubric
+from rubricjudge._model._scoring import finalize
+from rubricjudge._model._verdicts import reports_from_verdicts
 
 LEVELS = ["poor", "fair", "good", "great"]
 KINDS = ["red", "green", "blue"]

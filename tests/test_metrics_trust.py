@@ -187,6 +187,6 @@ def test_per_item_rubrics_reusing_a_name_with_other_options_do_not_crash() -> No
 
 
 def reports_of(rubric: Rubric, label: str) -> list[CriterionReport]:
-    from rubricjudge._verdicts import reports_from_verdicts
+    from rubricjudge._model._verdicts import reports_from_verdicts
 
     return reports_from_verdicts(rubric, [label])

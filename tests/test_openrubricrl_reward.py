@@ -17,8 +17,8 @@ from rubricjudge import Criterion, Rubric, Scale
 from rubricjudge._cli.main import main
 from rubricjudge._graders import CriterionGrader, RubricAsJudgeGrader
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._rewards import RubricReward
-from rubricjudge._scoring import finalize, reports_from_verdicts
+from rubricjudge._model._scoring import finalize, reports_from_verdicts
+from rubricjudge._rewards._reward import RubricReward
 
 
 def _rubric(weights: list[float], scale: Scale) -> Rubric:

@@ -19,8 +19,8 @@ from rubricjudge._formats import load_data, validate_data
 from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
 from rubricjudge._graders._ensemble import JudgeSpec
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._rewards import RubricReward
-from rubricjudge._scoring import finalize, reports_from_verdicts
+from rubricjudge._model._scoring import finalize, reports_from_verdicts
+from rubricjudge._rewards._reward import RubricReward
 
 DATA = Path(__file__).parent / "data" / "openrubricrl"
 SCORED = DATA / "scored_on_scale.json"

@@ -11,7 +11,7 @@ import pytest
 from registry_backends import BACKENDS, database_url
 from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
 from rubricjudge._registry import RubricNotFound, RubricRegistry
-from rubricjudge._review import ArtifactStatus, ArtifactStore, IllegalTransition
+from rubricjudge._review._artifacts import ArtifactStatus, ArtifactStore, IllegalTransition
 
 S = ArtifactStatus
 LEVELS = [

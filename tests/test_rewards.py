@@ -14,7 +14,7 @@ from rubricjudge._errors import ConfigError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._rewards import RewardError, RubricReward
+from rubricjudge._rewards._reward import RewardError, RubricReward
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, JudgeError, UsageError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._model import Criterion, CriterionOption, Rubric
-from rubricjudge._reports import EvaluationReport
+from rubricjudge._model._reports import EvaluationReport
+from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
 from rubricjudge._runs import RunResult, evaluate, evaluate_sync
 from rubricjudge._runs._recording import request_hash
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from chat_server import ChatServer, Reply, schema_of
-from rubricjudge._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem, RubricDataset
 from rubricjudge._judges._fake import fake_reply_for_schema
-from rubricjudge._model import Criterion, Rubric
+from rubricjudge._model._rubric import Criterion, Rubric
 
 ITEMS, CRITERIA, CONCURRENCY = 24, 3, 4
 PAIR = re.compile(r"SUBMISSION-(\d+).*REQUIREMENT-(\d+)", re.DOTALL)

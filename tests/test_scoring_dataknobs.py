@@ -29,9 +29,9 @@ from rubricjudge import (
 )
 from rubricjudge._cli.main import main
 from rubricjudge._methods import run_method
+from rubricjudge._model._scoring_dataknobs import neumaier_sum
 from rubricjudge._registry import RubricRegistry
-from rubricjudge._review import ArtifactStatus, ArtifactStore
-from rubricjudge._scoring_dataknobs import neumaier_sum
+from rubricjudge._review._artifacts import ArtifactStatus, ArtifactStore
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0),

@@ -14,8 +14,8 @@ from rubricjudge import (
     ScoringPolicy,
     VerdictError,
 )
-from rubricjudge._reports import TokenUsage
-from rubricjudge._scoring import finalize, reports_from_verdicts, score_reports
+from rubricjudge._model._reports import TokenUsage
+from rubricjudge._model._scoring import finalize, reports_from_verdicts, score_reports
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 

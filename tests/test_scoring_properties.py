@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rubricjudge import CannotAssessStrategy, Criterion, CriterionOption, Rubric, ScoringPolicy
-from rubricjudge._scoring import finalize, reports_from_verdicts, score_reports
+from rubricjudge._model._scoring import finalize, reports_from_verdicts, score_reports
 
 STRATEGIES = [s.value for s in CannotAssessStrategy]
 weights = st.one_of(
@@ -154,7 +154,7 @@ def test_matches_reference_and_stays_in_bounds(
 
 @given(cases(), policies())
 def test_every_path_agrees(case: tuple[Rubric, list[Any]], p: ScoringPolicy) -> None:
-    from rubricjudge._dataset import RubricDataset
+    from rubricjudge._datasets._dataset import RubricDataset
 
     rubric, verdicts = case
     by_list = score(rubric, verdicts, p)

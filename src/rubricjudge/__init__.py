@@ -10,9 +10,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._dataset import (
+from ._datasets._dataset import (
     DataItem,
     RubricDataset,
+)
+from ._datasets._examples import (
+    example_datasets,
+    load_example_dataset,
 )
 from ._errors import (
     ConfigError,
@@ -25,10 +29,6 @@ from ._errors import (
     RunError,
     UsageError,
     VerdictError,
-)
-from ._examples import (
-    example_datasets,
-    load_example_dataset,
 )
 from ._formats import (
     convert_rubric,
@@ -71,19 +71,7 @@ from ._judges._registry import (
 from ._judges._reliable import (
     ReliableJudge,
 )
-from ._model import (
-    CalibrationExample,
-    Criterion,
-    CriterionOption,
-    CriterionVerdict,
-    HybridMetric,
-    Rubric,
-    Scale,
-    ScaleType,
-    ScoringMethod,
-    ScoringType,
-)
-from ._reports import (
+from ._model._reports import (
     CalibrationRecord,
     CriterionReport,
     Escalation,
@@ -96,7 +84,19 @@ from ._reports import (
     SectionScore,
     TokenUsage,
 )
-from ._scoring import (
+from ._model._rubric import (
+    CalibrationExample,
+    Criterion,
+    CriterionOption,
+    CriterionVerdict,
+    HybridMetric,
+    Rubric,
+    Scale,
+    ScaleType,
+    ScoringMethod,
+    ScoringType,
+)
+from ._model._scoring import (
     CannotAssessStrategy,
     ScoringPolicy,
 )
@@ -106,16 +106,12 @@ if TYPE_CHECKING:
     from ._calibration import (
         Calibration,
     )
-    from ._dataknobs_names import (
+    from ._dataknobs._names import (
         RubricCriterion,
         RubricExecutor,
         RubricLevel,
     )
-    from ._feedback import (
-        generate_criterion_feedback,
-        generate_deterministic_summary,
-        generate_feedback_summary,
-    )
+    from ._graders._mixed import evaluate_rubric, evaluate_rubric_sync
     from ._hybrid import (
         HybridGrader,
         MetricError,
@@ -124,18 +120,18 @@ if TYPE_CHECKING:
     from ._judges._fleet import (
         EndpointStats,
     )
-    from ._lint import (
+    from ._lint._meta import (
+        build_meta_rubric,
+    )
+    from ._lint._rules import (
         LintFinding,
         lint_rubric,
     )
-    from ._meta import (
-        build_meta_rubric,
-    )
-    from ._methods import (
-        FunctionRegistry,
-        evaluate_rubric,
-        evaluate_rubric_sync,
-        run_method,
+    from ._methods import FunctionRegistry, run_method
+    from ._methods._feedback import (
+        generate_criterion_feedback,
+        generate_deterministic_summary,
+        generate_feedback_summary,
     )
     from ._metrics import (
         MetricsReport,
@@ -154,13 +150,13 @@ if TYPE_CHECKING:
     from ._report import (
         write_report,
     )
-    from ._review import (
+    from ._review._artifacts import (
         Artifact,
         ArtifactStatus,
         ArtifactStore,
         IllegalTransition,
     )
-    from ._rewards import (
+    from ._rewards._reward import (
         RewardError,
         RubricReward,
     )
@@ -187,9 +183,9 @@ _LAZY: dict[str, str] = {
     "MetricsReport": "._metrics",
     "RegistryError": "._registry",
     "RewardError": "._rewards",
-    "RubricCriterion": "._dataknobs_names",
-    "RubricExecutor": "._dataknobs_names",
-    "RubricLevel": "._dataknobs_names",
+    "RubricCriterion": "._dataknobs",
+    "RubricExecutor": "._dataknobs",
+    "RubricLevel": "._dataknobs",
     "RubricNotFound": "._registry",
     "RubricRegistry": "._registry",
     "RubricReward": "._rewards",
@@ -198,17 +194,17 @@ _LAZY: dict[str, str] = {
     "RunSummary": "._runs",
     "StorageError": "._registry",
     "VersionConflict": "._registry",
-    "build_meta_rubric": "._meta",
+    "build_meta_rubric": "._lint",
     "write_report": "._report",
     "compute_metrics": "._metrics",
     "evaluate": "._runs",
-    "evaluate_rubric": "._methods",
-    "evaluate_rubric_sync": "._methods",
+    "evaluate_rubric": "._graders._mixed",
+    "evaluate_rubric_sync": "._graders._mixed",
     "evaluate_sync": "._runs",
     "fleiss_kappa": "._metrics",
-    "generate_criterion_feedback": "._feedback",
-    "generate_deterministic_summary": "._feedback",
-    "generate_feedback_summary": "._feedback",
+    "generate_criterion_feedback": "._methods._feedback",
+    "generate_deterministic_summary": "._methods._feedback",
+    "generate_feedback_summary": "._methods._feedback",
     "krippendorff_alpha": "._metrics",
     "lint_rubric": "._lint",
     "register_metric": "._hybrid",

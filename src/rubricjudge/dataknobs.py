@@ -23,24 +23,24 @@ scoring function scores 0; see :class:`rubricjudge.ScoringPolicy`).
 
 from __future__ import annotations
 
-from ._dataknobs_names import RubricCriterion, RubricExecutor, RubricLevel
-from ._dataknobs_review import (
+from ._dataknobs._names import RubricCriterion, RubricExecutor, RubricLevel
+from ._dataknobs._review import (
     ArtifactRegistry,
     ArtifactTypeDefinition,
     AsyncMemoryDatabase,
     RubricRegistry,
     create_provenance,
 )
-from ._feedback import (
+from ._lint._meta import build_meta_rubric
+from ._methods import FunctionRegistry
+from ._methods._feedback import (
     generate_criterion_feedback,
     generate_deterministic_summary,
     generate_feedback_summary,
 )
-from ._meta import build_meta_rubric
-from ._methods import FunctionRegistry
-from ._model import Rubric, ScoringMethod, ScoringType
-from ._reports import CriterionReport as CriterionResult
-from ._reports import EvaluationReport as RubricEvaluation
+from ._model._reports import CriterionReport as CriterionResult
+from ._model._reports import EvaluationReport as RubricEvaluation
+from ._model._rubric import Rubric, ScoringMethod, ScoringType
 
 __all__ = [
     "ArtifactRegistry",

@@ -1,15 +1,6 @@
-"""Calibrating a judge on human labels (``rubricjudge calibrate``)."""
+"""Calibration models: how a judge's verdicts map to human labels, and fitting them."""
 
-from ._calibrate import calibrate, pick_training
 from ._model import Calibration, CalibrationGroup, criterion_id
 from ._train import Sample, fit_groups
 
-__all__ = [
-    "Calibration",
-    "CalibrationGroup",
-    "Sample",
-    "calibrate",
-    "criterion_id",
-    "fit_groups",
-    "pick_training",
-]
+__all__ = ["Calibration", "CalibrationGroup", "Sample", "criterion_id", "fit_groups"]

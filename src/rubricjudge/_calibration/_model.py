@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
-from .._model import CalibrationExample, Criterion
+from .._model._rubric import CalibrationExample, Criterion
 from ._fit import Fit, apply_fit
 
 __all__ = ["FORMAT", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._errors import UsageError
-from .._model import Criterion
+from .._model._rubric import Criterion
 from ._fit import apply_fit, fit_scale_bias
 from ._model import BINARY, POSITIONS, CalibrationGroup, by_position, group_ids, position_of
 

@@ -14,7 +14,7 @@ EXAMPLE_PREFIX = "example:"
 
 
 def _load_example(name: str) -> Any:
-    for module in ("rubricjudge._examples", "rubricjudge._dataset", "rubricjudge"):
+    for module in ("rubricjudge._datasets", "rubricjudge"):
         try:
             loader = getattr(importlib.import_module(module), "load_example_dataset", None)
         except ModuleNotFoundError:
@@ -37,6 +37,6 @@ def load_dataset_arg(spec: str) -> Any:
             f"dataset {spec!r} not found; give a dataset file (JSON, YAML or JSONL) "
             f"or {EXAMPLE_PREFIX}llm_rubric_microsoft"
         )
-    from .._dataset import RubricDataset
+    from .._datasets._dataset import RubricDataset
 
     return RubricDataset.from_file(spec)

@@ -10,7 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import ConfigError, RubricJudgeError
 from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
-from .._reports import EvaluationReport
+from .._model._reports import EvaluationReport
 
 if TYPE_CHECKING:
     from .._judges._fleet import EndpointStats

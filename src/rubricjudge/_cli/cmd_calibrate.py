@@ -87,8 +87,8 @@ def _read_ids(path: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge calibrate``."""
-    from .._calibration import calibrate
     from .._graders import CriterionGrader
+    from .._runs._calibrate import calibrate
 
     if args.resume and not args.run_dir:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._errors import ConfigError
-from .._model import Rubric
-from .._reports import EvaluationReport
+from .._model._reports import EvaluationReport
+from .._model._rubric import Rubric
 from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options, batch_saving
 from ._grade_io import Item, Tally, estimate_cost, iter_items

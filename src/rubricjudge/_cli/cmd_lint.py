@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from .._formats._detect import check_format, detect_format
     from .._formats._load import load_data
     from .._formats._text import read_source
-    from .._lint import lint_rubric, lint_rubric_with_judge
+    from .._lint._rules import lint_rubric, lint_rubric_with_judge
 
     fmt = check_format(args.format)
     try:

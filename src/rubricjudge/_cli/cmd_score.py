@@ -8,8 +8,8 @@ from typing import Any
 
 from .._errors import ConfigError, VerdictError
 from .._limits import DataLimitError, json_loads, read_text
-from .._reports import CriterionReport, EvaluationReport
-from .._scoring import (
+from .._model._reports import CriterionReport, EvaluationReport
+from .._model._scoring import (
     COMPAT_CHOICES,
     CannotAssessStrategy,
     ScoringPolicy,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import Problem
-from .._model import Criterion
+from .._model._rubric import Criterion
 from ._paths import PathMap, join, show, split_known
 
 __all__ = ["from_autorubric"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import Problem
-from .._model import ScoringType
+from .._model._rubric import ScoringType
 from ._paths import Loc, PathMap, join, show, split_known
 
 __all__ = ["SCORING_TYPES", "from_dataknobs"]

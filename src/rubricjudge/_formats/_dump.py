@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .._model import Rubric
+from .._model._rubric import Rubric
 from ._detect import check_format
 from ._native import to_native
 from ._text import TextKind, dump_kind, render, write_text

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._errors import Problem, RubricError
-from .._model import Rubric
+from .._model._rubric import Rubric
 from ._autorubric import from_autorubric
 from ._dataknobs import from_dataknobs
 from ._detect import FormatName, check_format, detect_format

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import Problem
-from .._model import Criterion, Rubric
+from .._model._rubric import Criterion, Rubric
 from ._paths import PathMap, join, show
 
 __all__ = ["MARKER", "MARKER_KEY", "from_native", "to_native"]

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .._errors import Problem
-from .._model import (
+from .._model._rubric import (
     CalibrationExample,
     Criterion,
     CriterionOption,

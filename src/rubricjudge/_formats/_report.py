@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._errors import ConfigError
-from .._model import Criterion
+from .._model._rubric import Criterion
 
 __all__ = ["ConversionReport", "criterion_label"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._model import Rubric
+from .._model._rubric import Rubric
 from ._native import MARKER, MARKER_KEY
 
 __all__ = ["SCHEMA_DIALECT", "rubric_json_schema"]

@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any
 
-from .._model import Criterion, CriterionOption, Rubric, ScoringType
+from .._model._rubric import Criterion, CriterionOption, Rubric, ScoringType
 from ._report import ConversionReport, criterion_label
 
 __all__ = ["to_dataknobs"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._model import CalibrationExample, Criterion, Rubric, ScoringType
+from .._model._rubric import CalibrationExample, Criterion, Rubric, ScoringType
 from ._openrubricrl import DOMAINS, METRIC_TYPES
 from ._report import ConversionReport, criterion_label
 

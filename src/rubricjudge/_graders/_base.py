@@ -13,18 +13,18 @@ import dataclasses
 import hashlib
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Self, TypeVar
 
+from .._aio import run_sync
 from .._errors import ConfigError
 from .._judges._base import Judge
 from .._judges._limits import DEFAULT_CONCURRENCY
-from .._model import Criterion, Rubric
-from .._reports import EvaluationReport
-from .._scoring import CannotAssessStrategy, ScoringPolicy, on_scale
+from .._model._reports import EvaluationReport
+from .._model._rubric import Criterion, Rubric
+from .._model._scoring import CannotAssessStrategy, ScoringPolicy, on_scale
 from ._combine import FailurePolicy
 from ._ensemble import JudgeSpec
 from ._inputs import (
@@ -36,19 +36,9 @@ from ._inputs import (
 )
 from ._judging import Member
 
-__all__ = ["GradeContext", "GradePlan", "Grader", "gather_all", "run_sync"]
+__all__ = ["GradeContext", "GradePlan", "Grader", "gather_all"]
 
 T = TypeVar("T")
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from sync code, even inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 async def gather_all(aws: Sequence[Awaitable[T]]) -> list[T]:

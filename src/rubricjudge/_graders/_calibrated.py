@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._model import Criterion, CriterionVerdict
-from .._reports import CalibrationRecord, OptionSelection
+from .._model._reports import CalibrationRecord, OptionSelection
+from .._model._rubric import Criterion, CriterionVerdict
 from ._judging import Outcome
 
 if TYPE_CHECKING:

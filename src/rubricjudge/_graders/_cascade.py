@@ -10,8 +10,8 @@ reports no confidence (no token probabilities) is escalated only when it fails.
 
 from __future__ import annotations
 
-from .._model import Criterion
-from .._reports import Escalation, TokenUsage
+from .._model._reports import Escalation, TokenUsage
+from .._model._rubric import Criterion
 from ._judging import Outcome
 
 __all__ = ["merge_escalation", "should_escalate"]

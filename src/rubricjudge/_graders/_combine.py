@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
-from .._model import Criterion, CriterionVerdict
-from .._reports import CriterionReport, OptionSelection, ScaleScore, TokenUsage
+from .._model._reports import CriterionReport, OptionSelection, ScaleScore, TokenUsage
+from .._model._rubric import Criterion, CriterionVerdict
 from ._ensemble import decide_binary, decide_options, decide_scale
 from ._judging import Outcome
 

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, Self, cast
 
 from .._errors import ConfigError, JudgeError
 from .._judges._base import Judge, JudgeRequest
-from .._model import Criterion, Rubric, ScoringType
-from .._reports import CriterionReport, EvaluationReport
-from .._scoring import assemble_reports, finalize
+from .._model._reports import CriterionReport, EvaluationReport
+from .._model._rubric import Criterion, Rubric, ScoringType
+from .._model._scoring import assemble_reports, finalize
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine

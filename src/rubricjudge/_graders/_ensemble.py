@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ConfigError
-from .._model import Criterion, CriterionVerdict
+from .._model._rubric import Criterion, CriterionVerdict
 
 __all__ = [
     "BINARY_AGGREGATIONS",

@@ -27,8 +27,8 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._judges._base import JudgeRequest
-from .._model import Criterion, CriterionVerdict
-from .._reports import EvidenceCheck, TokenUsage
+from .._model._reports import EvidenceCheck, TokenUsage
+from .._model._rubric import Criterion, CriterionVerdict
 from ._judging import Member, Outcome, call
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from typing import Any
 
 from .._errors import JudgeError
 from .._judges._base import JudgeRequest
-from .._reports import EvaluationReport, TokenUsage
-from .._scoring import on_scale
+from .._model._reports import EvaluationReport, TokenUsage
+from .._model._scoring import on_scale
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._judging import Member, Outcome, call
 from ._prompts import (

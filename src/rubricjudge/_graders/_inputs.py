@@ -16,8 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from .._errors import ConfigError
-from .._model import Criterion, CriterionVerdict, Rubric
-from .._reports import CriterionReport
+from .._model._reports import CriterionReport
+from .._model._rubric import Criterion, CriterionVerdict, Rubric
 
 __all__ = [
     "FewShotExample",
@@ -191,7 +191,7 @@ def example_labels(
     Raises:
         ConfigError / VerdictError: an example is malformed or its verdicts do not fit.
     """
-    from .._scoring import reports_from_verdicts
+    from .._model._scoring import reports_from_verdicts
 
     leaves = rubric.leaves()
     subs: list[Submission] = []

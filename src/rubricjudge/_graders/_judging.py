@@ -16,8 +16,7 @@ from typing import Any
 
 from .._errors import JudgeError
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
-from .._model import Criterion, CriterionVerdict
-from .._reports import (
+from .._model._reports import (
     CalibrationRecord,
     Escalation,
     EvidenceCheck,
@@ -26,6 +25,7 @@ from .._reports import (
     ScaleScore,
     TokenUsage,
 )
+from .._model._rubric import Criterion, CriterionVerdict
 
 __all__ = [
     "Member",

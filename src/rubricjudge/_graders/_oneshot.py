@@ -14,8 +14,8 @@ from typing import Any
 
 from .._errors import JudgeError
 from .._judges._base import JudgeRequest
-from .._model import Criterion, ScoringType
-from .._reports import EvaluationReport
+from .._model._reports import EvaluationReport
+from .._model._rubric import Criterion, ScoringType
 from ._base import GradeContext, GradePlan, gather_all
 from ._criterion import CriterionGrader, Leaf
 from ._judging import Member, Outcome, call, read_into

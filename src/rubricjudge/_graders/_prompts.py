@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._judges._base import Decision
-from .._model import CalibrationExample, Criterion, Rubric
+from .._model._rubric import CalibrationExample, Criterion, Rubric
 from ._inputs import Submission
 
 __all__ = [

@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .._errors import ConfigError, RunError
-from .._model import HybridMetric, Rubric
-from .._reports import MetricResult
+from .._model._reports import MetricResult
+from .._model._rubric import HybridMetric, Rubric
 from ._base import MetricError, MetricFn, MetricInput, MetricValue
 from ._names import resolve_metric
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._errors import ConfigError
-from .._model import Criterion, Rubric
-from .._reports import EvaluationReport
-from .._scoring import on_scale
+from .._model._reports import EvaluationReport
+from .._model._rubric import Criterion, Rubric
+from .._model._scoring import on_scale
 from ._base import MetricFn
 from ._combine import OnMetricError, check_hybrid, combine_scores, run_metrics
 
@@ -112,6 +112,6 @@ class HybridGrader:
         self, rubric: Rubric | list[Criterion], to_grade: Any, **kwargs: Any
     ) -> EvaluationReport:
         """Blocking :meth:`grade`."""
-        from .._graders._base import run_sync
+        from .._aio import run_sync
 
         return run_sync(self.grade(rubric, to_grade, **kwargs))

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 
 from .._errors import ConfigError
-from .._model import HybridMetric
+from .._model._rubric import HybridMetric
 from ._base import MetricFn
 from ._perplexity import Perplexity
 from ._readability import readability

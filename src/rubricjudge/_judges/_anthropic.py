@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._fleet import single_base_url
 from ._http import status_category

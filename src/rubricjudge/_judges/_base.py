@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 
 __all__ = ["Decision", "Judge", "JudgeConfig", "JudgeRequest", "JudgeResponse"]
 

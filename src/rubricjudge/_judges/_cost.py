@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping
 
 from .._errors import ConfigError
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 
 __all__ = ["BATCH_DISCOUNT", "PRICE_KEYS", "check_prices", "cost_of"]
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .._errors import JudgeError
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 from ._base import JudgeRequest, JudgeResponse
 
 __all__ = ["FakeJudge", "fake_reply_for_schema"]

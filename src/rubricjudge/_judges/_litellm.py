@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._fleet import single_base_url
 from ._parse import parse_json_reply

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, JudgeError
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._local_decide import decision_layout, remainder_grammar, value_probabilities
 from ._local_worker import shared_scheduler

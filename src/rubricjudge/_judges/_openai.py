@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import ConfigError, JudgeError
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._fleet import EndpointStats, Fleet, parse_base_urls
 from ._http import HTTPReply, merge_headers, status_error

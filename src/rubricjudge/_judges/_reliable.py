@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from .._errors import JudgeError
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 from ._base import Judge, JudgeConfig, JudgeRequest, JudgeResponse
 from ._cache import ResponseCache, cache_key, open_cache
 from ._cost import check_prices, cost_of

@@ -22,8 +22,8 @@ from typing import Any
 from .._errors import JudgeError
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
 from .._limits import json_loads
-from .._model import Criterion, ScoringType
-from .._reports import CriterionReport
+from .._model._reports import CriterionReport
+from .._model._rubric import Criterion, ScoringType
 from ._levels import UNABLE_LEVEL, error_report, level_ids, level_report, name_of, resolve_level
 from ._template import compile_template, render_bounded
 

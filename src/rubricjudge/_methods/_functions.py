@@ -137,7 +137,7 @@ class FunctionRegistry:
         if ref in self._functions:
             return self._functions[ref]
         if ref.startswith(BUILTIN_PREFIX):
-            from .._meta import builtin_function
+            from .._lint._meta import builtin_function
 
             return builtin_function(ref[len(BUILTIN_PREFIX) :])
         module, sep, attr = ref.partition(":")

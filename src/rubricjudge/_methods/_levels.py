@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._model import Criterion, CriterionOption, CriterionVerdict, ScoringType
-from .._reports import CriterionReport, OptionSelection
+from .._model._reports import CriterionReport, OptionSelection
+from .._model._rubric import Criterion, CriterionOption, CriterionVerdict, ScoringType
 
 __all__ = [
     "ERROR_LEVEL",

@@ -18,9 +18,9 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._judges._base import Judge
-from .._model import Criterion, ScoringType
-from .._reports import CriterionReport
-from .._scoring import DEFAULT_POLICY, ScoringPolicy
+from .._model._reports import CriterionReport
+from .._model._rubric import Criterion, ScoringType
+from .._model._scoring import DEFAULT_POLICY, ScoringPolicy
 from ._decode import compile_template, run_decode
 from ._functions import FunctionRegistry, FunctionResult, call_function
 from ._levels import ERROR_LEVEL, error_report, level_report, name_of, resolve_level

@@ -14,8 +14,8 @@ import jsonschema_rs
 
 from .._errors import ConfigError
 from .._limits import json_loads
-from .._model import Criterion, ScoringType
-from .._reports import CriterionReport
+from .._model._reports import CriterionReport
+from .._model._rubric import Criterion, ScoringType
 from ._functions import FunctionRegistry
 from ._levels import extreme_level, level_report, name_of
 

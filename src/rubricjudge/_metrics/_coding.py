@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._model import Criterion, CriterionVerdict
-from .._reports import CriterionReport, OptionSelection
+from .._model._reports import CriterionReport, OptionSelection
+from .._model._rubric import Criterion, CriterionVerdict
 
 __all__ = ["MISSING", "NA", "CriterionCoder", "NaMode", "na_modes"]
 
@@ -96,7 +96,7 @@ class CriterionCoder:
         """Code a ground-truth value (verdict or option label); None is ``MISSING``."""
         if value is None:
             return MISSING
-        from .._verdicts import parse_verdict
+        from .._model._verdicts import parse_verdict
 
         return self.code_report(parse_verdict(self.criterion, value))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from .._errors import ConfigError, VerdictError
-from .._model import Rubric
-from .._reports import CriterionReport, EvaluationReport
+from .._model._reports import CriterionReport, EvaluationReport
+from .._model._rubric import Rubric
+from .._model._scoring import leaf_reports
 from ._agreement import Level, fleiss_kappa, krippendorff_alpha
 from ._classification import (
     accuracy,
@@ -36,16 +37,7 @@ from ._pooled import confidence_summary, pooled_binary
 from ._results import CriterionMetrics, ItemMetrics, JudgeAgreement, MetricsReport
 from ._tables import FloatArray, contingency, resample_weights
 
-__all__ = ["compute_metrics", "leaf_reports"]
-
-
-def leaf_reports(reports: Iterable[CriterionReport]) -> Iterator[CriterionReport]:
-    """Yield the leaf reports of a report tree, in rubric leaf order."""
-    for r in reports:
-        if r.children:
-            yield from leaf_reports(r.children)
-        else:
-            yield r
+__all__ = ["compute_metrics"]
 
 
 @dataclass

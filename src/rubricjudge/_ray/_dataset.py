@@ -18,8 +18,8 @@ from typing import Any
 
 from .._errors import ConfigError, UsageError
 from .._graders._spec import GraderSpec
-from .._model import Criterion, Rubric
-from .._reports import EvaluationReport
+from .._model._reports import EvaluationReport
+from .._model._rubric import Criterion, Rubric
 from ._setup import forwarded_env, import_ray
 
 __all__ = ["REPORT_COLUMNS", "BatchGrader", "grade_dataset", "report_columns"]

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from .._errors import UsageError
-from .._model import Rubric
+from .._model._rubric import Rubric
 
 __all__ = [
     "Bump",

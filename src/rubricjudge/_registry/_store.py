@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import ConfigError
-from .._model import Rubric
+from .._model._rubric import Rubric
 from ._db import Database, Tx, open_database
 from ._records import (
     _COLUMNS,

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._errors import ConfigError
-from .._reports import CriterionReport, EvaluationReport
+from .._model._reports import CriterionReport, EvaluationReport
 
 __all__ = ["RunData", "load_run"]
 
@@ -99,7 +99,7 @@ def _from_run(path: Path) -> RunData:
     dataset = None
     copy = path / "dataset.jsonl"
     if copy.is_file():
-        from .._dataset import RubricDataset
+        from .._datasets._dataset import RubricDataset
 
         dataset = RubricDataset.from_file(copy)
     ids: list[str] = []

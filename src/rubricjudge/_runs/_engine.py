@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ConfigError, RunError, UsageError
 from .._judges._base import Judge
 from .._judges._fleet import EndpointStats, Fleet, FleetMark, endpoint_stats
-from .._reports import EvaluationReport
+from .._model._reports import EvaluationReport
 from ._bind import bind_judges
 from ._fingerprint import describe_judge
 from ._lock import RunLock

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
-from .._reports import EvaluationReport
+from .._model._reports import EvaluationReport
 from .._version import __version__
 from ._batch_judge import BatchJudge
 from ._batch_run import BatchOptions, check_batchable, refuse_open_batches, run_batches
@@ -183,7 +183,7 @@ def _save_dataset(dataset: Any, run_dir: Path) -> None:
     path = run_dir / DATASET_COPY
     tmp = run_dir / "dataset.partial.jsonl"
     try:
-        from .._dataset_io import _header, _item_to_dict
+        from .._datasets._io import _header, _item_to_dict
 
         with tmp.open("w", encoding="utf-8") as f:
             f.write(json.dumps(_header(dataset), ensure_ascii=False) + "\n")

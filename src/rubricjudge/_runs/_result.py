@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._errors import ConfigError
-from .._reports import EvaluationReport
+from .._model._reports import EvaluationReport
 from ._store import DB_NAME, RunStore
 from ._summary import RunSummary, SummaryBuilder
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from .._errors import RunError
 from .._judges._base import JudgeResponse
-from .._reports import TokenUsage
+from .._model._reports import TokenUsage
 
 __all__ = ["DB_NAME", "MIGRATIONS", "JudgmentRow", "RunStore", "StoredItem"]
 

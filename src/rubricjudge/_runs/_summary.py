@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._judges._fleet import EndpointStats
-from .._reports import CriterionReport, EvaluationReport, TokenUsage
+from .._model._reports import CriterionReport, EvaluationReport, TokenUsage
 from ._store import JudgmentRow
 
 __all__ = ["RunSummary", "SummaryBuilder", "endpoint_lines"]

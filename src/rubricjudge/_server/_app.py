@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from .._errors import RubricError, RubricJudgeError, RunError, UsageError
 from .._limits import DataLimitError, json_loads
-from .._model import Rubric
+from .._model._rubric import Rubric
 from ._models import BatchItem, BatchRequest, ScoreRequest
 from ._openapi import openapi_document
 from ._sources import RubricNotFoundError, RubricSource

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .._errors import ConfigError
-from .._model import Rubric
+from .._model._rubric import Rubric
 
 __all__ = [
     "DirectorySource",

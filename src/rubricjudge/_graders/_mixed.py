@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from .._errors import ConfigError
-from .._model import Criterion, Rubric, ScoringType
-from .._reports import CriterionReport, EvaluationReport
-from .._scoring import DEFAULT_POLICY, ScoringPolicy, assemble_reports, finalize
-from ._functions import FunctionRegistry
-from ._levels import ERROR_LEVEL, level_id
-from ._run import Functions, _judge, check_method, coerce_policy, run_method
+from .._methods._functions import FunctionRegistry
+from .._methods._levels import ERROR_LEVEL, level_id
+from .._methods._run import Functions, _judge, check_method, coerce_policy, run_method
+from .._model._reports import CriterionReport, EvaluationReport
+from .._model._rubric import Criterion, Rubric, ScoringType
+from .._model._scoring import DEFAULT_POLICY, ScoringPolicy, assemble_reports, finalize
+from ._criterion import CriterionGrader
 
 __all__ = ["FeedbackMode", "evaluate_rubric", "evaluate_rubric_sync", "target_text"]
 
@@ -52,12 +53,6 @@ def _with_level(report: CriterionReport) -> CriterionReport:
 async def _grade_llm(
     rubric: Rubric, leaves: list[Criterion], target: Any, judge: Any, policy: ScoringPolicy
 ) -> EvaluationReport:
-    try:
-        from .._graders import CriterionGrader
-    except ImportError:  # pragma: no cover - the graders ship with rubricjudge
-        raise ConfigError(
-            "LLM-graded criteria need rubricjudge's graders, which failed to import"
-        ) from None
     grader = CriterionGrader(
         judge,
         cannot_assess=policy.cannot_assess,
@@ -147,7 +142,7 @@ async def evaluate_rubric(
     )
     if feedback == "none":
         return report
-    from .._feedback import generate_deterministic_summary, generate_feedback_summary
+    from .._methods._feedback import generate_deterministic_summary, generate_feedback_summary
 
     if feedback == "llm":
         summary = await generate_feedback_summary(rubric, report, judge=the_judge)
@@ -169,7 +164,7 @@ def evaluate_rubric_sync(
     policy: ScoringPolicy | str = DEFAULT_POLICY,
 ) -> EvaluationReport:
     """Blocking :func:`evaluate_rubric` (works inside a running event loop too)."""
-    from .._graders._base import run_sync
+    from .._aio import run_sync
 
     return run_sync(
         evaluate_rubric(

@@ -33,10 +33,10 @@ from typing import Any, cast
 
 import yaml
 
+from .._errors import DatasetError
+from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
+from .._model._rubric import CriterionVerdict, Rubric
 from ._dataset import DataItem, RubricDataset
-from ._errors import DatasetError
-from ._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
-from ._model import CriterionVerdict, Rubric
 
 __all__ = [
     "dataset_from_dict",
@@ -173,7 +173,7 @@ def _metadata(data: dict[str, Any], where: str) -> dict[str, Any]:
 def _rubric(data: Any, where: str) -> Rubric | None:
     if data is None:
         return None
-    from ._formats import load_data
+    from .._formats import load_data
 
     return load_data(data, source=where)
 

@@ -21,9 +21,9 @@ import json
 import logging
 from typing import Any, Literal
 
-from ._errors import ConfigError
-from ._model import Criterion, CriterionOption, CriterionVerdict, Rubric
-from ._reports import CriterionReport, EvaluationReport
+from .._errors import ConfigError
+from .._model._reports import CriterionReport, EvaluationReport
+from .._model._rubric import Criterion, CriterionOption, CriterionVerdict, Rubric
 
 __all__ = [
     "FeedbackText",
@@ -230,8 +230,8 @@ async def generate_feedback_summary(
     fallback = generate_deterministic_summary(rubric, report)
     if judge is None:
         return fallback
-    from ._judges._base import JudgeRequest
-    from ._judges._registry import get_judge
+    from .._judges._base import JudgeRequest
+    from .._judges._registry import get_judge
 
     try:
         the_judge = get_judge(judge)

@@ -39,9 +39,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._errors import ConfigError, RunError
-from ._model import Rubric
-from ._reports import EvaluationReport
+from .._errors import ConfigError, RunError
+from .._model._reports import EvaluationReport
+from .._model._rubric import Rubric
 
 __all__ = ["FailurePolicyName", "Normalization", "RewardError", "RewardStats", "RubricReward"]
 
@@ -142,11 +142,11 @@ class RubricReward:
         if concurrency < 1:
             raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
         if isinstance(grader, str):
-            from ._graders import CriterionGrader
+            from .._graders import CriterionGrader
 
             grader = CriterionGrader(judge=grader)
         if rubric.hybrid_metrics:
-            from ._hybrid import HybridGrader, check_hybrid
+            from .._hybrid import HybridGrader, check_hybrid
 
             extra = grader.metrics if isinstance(grader, HybridGrader) else None
             check_hybrid(rubric, extra)
@@ -190,7 +190,7 @@ class RubricReward:
             "query": query,
             "reference_submission": reference if isinstance(reference, str) else None,
         }
-        from ._hybrid import HybridGrader
+        from .._hybrid import HybridGrader
 
         if isinstance(self.grader, HybridGrader):
             kwargs["fields"] = fields
@@ -233,7 +233,7 @@ class RubricReward:
                     i, prompts[i] if prompts is not None else None, completions[i], fields
                 )
 
-        from ._graders._base import gather_all
+        from .._graders._base import gather_all
 
         outcomes = await gather_all([one(i) for i in range(n)])
         self.stats.calls += 1
@@ -270,7 +270,7 @@ class RubricReward:
         **kwargs: Any,
     ) -> list[float | None]:
         """Score a batch (TRL's reward-function call); blocks, even inside an event loop."""
-        from ._graders._base import run_sync
+        from .._aio import run_sync
 
         return run_sync(self.acall(prompts, completions, **kwargs))
 
@@ -283,6 +283,6 @@ class RubricReward:
 
     def reward(self, prompt: Any, completion: Any, **fields: Any) -> float | None:
         """The reward of one completion (None only under ``failure_policy="skip"``)."""
-        from ._graders._base import run_sync
+        from .._aio import run_sync
 
         return run_sync(self.areward(prompt, completion, **fields))

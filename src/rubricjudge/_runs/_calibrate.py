@@ -18,10 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._calibration._model import Calibration, criterion_id
+from .._calibration._train import Sample, fit_groups
 from .._errors import UsageError
-from ._examples import example_keys, labelled_answers, pick_examples
-from ._model import Calibration, criterion_id
-from ._train import Sample, fit_groups
+from ._calibration_examples import example_keys, labelled_answers, pick_examples
+from ._evaluate import evaluate
+from ._fingerprint import item_key
 
 __all__ = ["calibrate", "pick_training"]
 
@@ -38,8 +40,6 @@ def pick_training(
     Raises:
         UsageError: neither or both given, an id is unknown, or items lack ids.
     """
-    from .._runs._fingerprint import item_key
-
     if (n_train is None) == (train_ids is None):
         raise UsageError(
             "give the number of training items (--train N) or their ids (--train-ids FILE)"
@@ -91,9 +91,6 @@ async def calibrate(
         UsageError: too few labels (the message says how many are needed), or a
             training choice that does not fit the dataset.
     """
-    from .._runs import evaluate
-    from .._runs._fingerprint import item_key
-
     full_keys = {id(it): item_key(it, i) for i, it in enumerate(dataset.items)}
     train = pick_training(dataset, n_train=n_train, train_ids=train_ids, seed=seed)
     result = await evaluate(

@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._model import CalibrationExample, Criterion
-from ._model import BINARY, criterion_id
+from .._calibration._model import BINARY, criterion_id
+from .._graders._inputs import to_submission
+from .._model._rubric import CalibrationExample, Criterion
+from .._model._scoring import leaf_reports
 
 __all__ = ["Labelled", "example_keys", "labelled_answers", "pick_examples"]
 
@@ -39,9 +41,6 @@ def labelled_answers(
     keys: Sequence[str], items: Sequence[Any], reports: Sequence[Any]
 ) -> list[Labelled]:
     """Every labelled leaf answer that carries the judge's probabilities."""
-    from .._graders._inputs import to_submission
-    from .._metrics._compute import leaf_reports
-
     out: list[Labelled] = []
     for key, item, report in zip(keys, items, reports, strict=True):
         if report is None or report.report is None or item.ground_truth is None:

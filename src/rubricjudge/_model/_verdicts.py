@@ -11,8 +11,8 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._errors import VerdictError
-from ._model import Criterion, CriterionVerdict, Rubric
+from .._errors import VerdictError
+from ._rubric import Criterion, CriterionVerdict, Rubric
 
 if TYPE_CHECKING:
     from ._reports import CriterionReport

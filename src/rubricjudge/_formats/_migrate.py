@@ -31,9 +31,9 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._criterion import SEMVER
-from ._errors import Problem
-from ._formats._openrubricrl import DOMAINS
+from .._errors import Problem
+from .._model._criterion import SEMVER
+from ._openrubricrl import DOMAINS
 
 __all__ = ["PLACEHOLDER", "Change", "MigrationResult", "migrate_openrubricrl"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from importlib import resources
 
+from .._errors import ConfigError
 from ._dataset import RubricDataset
-from ._errors import ConfigError
 
 __all__ = ["example_datasets", "load_example_dataset"]
 

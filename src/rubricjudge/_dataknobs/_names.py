@@ -15,13 +15,13 @@ from typing import Any
 
 from pydantic import model_validator
 
-from ._criterion import Criterion, CriterionOption
-from ._methods._evaluate import FeedbackMode, evaluate_rubric
-from ._methods._functions import FunctionRegistry
-from ._methods._run import coerce_policy
-from ._model import Rubric
-from ._reports import EvaluationReport
-from ._scoring import ScoringPolicy
+from .._graders._mixed import FeedbackMode, evaluate_rubric
+from .._methods._functions import FunctionRegistry
+from .._methods._run import coerce_policy
+from .._model._criterion import Criterion, CriterionOption
+from .._model._reports import EvaluationReport
+from .._model._rubric import Rubric
+from .._model._scoring import ScoringPolicy
 
 __all__ = ["RubricCriterion", "RubricExecutor", "RubricLevel"]
 

@@ -30,12 +30,12 @@ rules for the dataknobs executor's, which score a failure as 0 and do not clamp
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._model import Criterion, CriterionVerdict, Rubric, Scale
+from ._rubric import Criterion, CriterionVerdict, Rubric, Scale
 from ._verdicts import assemble_reports, parse_verdict, reports_from_verdicts
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ __all__ = [
     "ScoringPolicy",
     "assemble_reports",
     "finalize",
+    "leaf_reports",
     "on_scale",
     "parse_verdict",
     "report_value",
@@ -244,10 +245,11 @@ class ScoreResult:
     cannot_assess_count: int
 
 
-def _leaf_reports(reports: Iterable[CriterionReport]) -> Iterable[CriterionReport]:
+def leaf_reports(reports: Iterable[CriterionReport]) -> Iterator[CriterionReport]:
+    """Yield the leaf reports of a report tree, in rubric leaf order."""
     for r in reports:
         if r.children:
-            yield from _leaf_reports(r.children)
+            yield from leaf_reports(r.children)
         else:
             yield r
 
@@ -261,7 +263,7 @@ def score_reports(
     """Score top-level criterion reports; the single source of truth for scores."""
     neg = _all_negative(reports) if all_negative is None else all_negative
     score, raw, _ = _normalized(reports, policy, neg)
-    ca = sum(1 for r in _leaf_reports(reports) if r.verdict is CriterionVerdict.CANNOT_ASSESS)
+    ca = sum(1 for r in leaf_reports(reports) if r.verdict is CriterionVerdict.CANNOT_ASSESS)
     final = score if policy.normalize else raw
     return ScoreResult(score=final, raw_score=raw, cannot_assess_count=ca)
 
@@ -280,7 +282,7 @@ def finalize(
     """
     from ._reports import EvaluationReport, TokenUsage
 
-    leaves = list(_leaf_reports(reports))
+    leaves = list(leaf_reports(reports))
     errors = [r for r in leaves if r.is_error]
     usage = TokenUsage.total([r.token_usage for r in leaves])
     costs = [r.completion_cost for r in leaves]

@@ -25,7 +25,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ._model import CriterionVerdict
+from ._rubric import CriterionVerdict
 
 if TYPE_CHECKING:
     from ._reports import CriterionReport

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ._errors import UsageError
-from ._reports import EvaluationReport
+from .._errors import UsageError
+from .._model._reports import EvaluationReport
 
 __all__ = [
     "TRANSITIONS",

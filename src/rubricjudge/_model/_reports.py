@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._model import Criterion, CriterionVerdict, ScoringType
+from ._rubric import Criterion, CriterionVerdict, ScoringType
 
 if TYPE_CHECKING:
     from ._scoring import ScoringPolicy

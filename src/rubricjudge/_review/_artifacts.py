@@ -24,14 +24,15 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from ._errors import ConfigError
-from ._methods._evaluate import FeedbackMode, evaluate_rubric
-from ._methods._functions import FunctionRegistry
-from ._methods._run import coerce_policy
-from ._registry import RubricRegistry, RubricVersion
-from ._registry._db import Database, Tx
-from ._reports import EvaluationReport
-from ._review_types import (
+from .._errors import ConfigError
+from .._graders._mixed import FeedbackMode, evaluate_rubric
+from .._methods._functions import FunctionRegistry
+from .._methods._run import coerce_policy
+from .._model._reports import EvaluationReport
+from .._model._scoring import ScoringPolicy
+from .._registry import RubricRegistry, RubricVersion
+from .._registry._db import Database, Tx
+from ._types import (
     TRANSITIONS,
     Artifact,
     ArtifactEvaluation,
@@ -39,7 +40,6 @@ from ._review_types import (
     IllegalTransition,
     evaluation_from_row,
 )
-from ._scoring import ScoringPolicy
 
 __all__ = ["Artifact", "ArtifactEvaluation", "ArtifactStatus", "ArtifactStore", "IllegalTransition"]
 
@@ -379,6 +379,6 @@ class ArtifactStore:
 
     def submit_for_review_sync(self, artifact_id: str) -> list[ArtifactEvaluation]:
         """Blocking :meth:`submit_for_review`."""
-        from ._graders._base import run_sync
+        from .._aio import run_sync
 
         return run_sync(self.submit_for_review(artifact_id))

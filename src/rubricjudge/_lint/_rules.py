@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any, Literal
 
-from ._model import Criterion, CriterionVerdict, Rubric
+from .._model._rubric import Criterion, CriterionVerdict, Rubric
 
 __all__ = [
     "LintFinding",
@@ -134,8 +134,8 @@ def _weights(rubric: Rubric, fmt: str | None) -> list[LintFinding]:
 
 
 def _extreme_reports(rubric: Rubric, best: bool) -> list[Any]:
-    from ._reports import CriterionReport, OptionSelection
-    from ._scoring import assemble_reports
+    from .._model._reports import CriterionReport, OptionSelection
+    from .._model._scoring import assemble_reports
 
     leaves = []
     for _, c, sign in _walk(rubric.criteria):
@@ -157,7 +157,7 @@ def _extreme_reports(rubric: Rubric, best: bool) -> list[Any]:
 
 def achievable_range(rubric: Rubric) -> tuple[float, float]:
     """Return the (lowest, highest) normalised score any submission can get."""
-    from ._scoring import score_reports
+    from .._model._scoring import score_reports
 
     low = score_reports(_extreme_reports(rubric, False), all_negative=rubric.is_all_negative)
     high = score_reports(_extreme_reports(rubric, True), all_negative=rubric.is_all_negative)
@@ -294,8 +294,8 @@ _SCHEMA: dict[str, Any] = {
 
 
 async def _ask(judge: Any, path: str, c: Criterion) -> list[LintFinding]:
-    from ._errors import JudgeError
-    from ._judges._base import JudgeRequest
+    from .._errors import JudgeError
+    from .._judges._base import JudgeRequest
 
     where = f"{path}.requirement"
     user = f"Criterion requirement:\n<<<\n{c.requirement}\n>>>"
@@ -327,7 +327,7 @@ async def lint_rubric_with_judge(
 
     ``judge`` is a Judge or a spec string; leaves are asked concurrently.
     """
-    from ._judges._registry import get_judge
+    from .._judges._registry import get_judge
 
     the_judge = get_judge(judge)
     leaves = [(p, c) for p, c, _ in _walk(rubric.criteria) if c.is_leaf]

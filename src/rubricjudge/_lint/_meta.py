@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._errors import ConfigError
-from ._limits import json_loads
-from ._model import Criterion, CriterionOption, Rubric, ScoringMethod, ScoringType
+from .._errors import ConfigError
+from .._limits import json_loads
+from .._model._rubric import Criterion, CriterionOption, Rubric, ScoringMethod, ScoringType
 
 __all__ = ["BUILTINS", "build_meta_rubric", "builtin_function"]
 
@@ -27,8 +27,8 @@ def _loaded(target: Any) -> tuple[Rubric | None, str | None]:
         target = json_loads(target)
     if isinstance(target, Mapping) and not target.get("criteria") and "rubrics" not in target:
         return None, None
-    from ._formats._detect import detect_format
-    from ._formats._load import load_data
+    from .._formats._detect import detect_format
+    from .._formats._load import load_data
 
     detected = detect_format(target)
     # native data names no source format; lint then reads rubric.metadata["format"]
@@ -36,7 +36,7 @@ def _loaded(target: Any) -> tuple[Rubric | None, str | None]:
 
 
 def _checks(target: Any, check: str) -> tuple[Rubric | None, list[Any]]:
-    from ._lint import lint_structure
+    from ._rules import lint_structure
 
     rubric, fmt = _loaded(target)
     if rubric is None:

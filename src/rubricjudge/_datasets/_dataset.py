@@ -20,10 +20,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ._errors import DatasetError, VerdictError
-from ._model import CriterionVerdict, Rubric
-from ._scoring import CannotAssessStrategy
-from ._verdicts import reports_from_verdicts
+from .._errors import DatasetError, VerdictError
+from .._model._rubric import CriterionVerdict, Rubric
+from .._model._scoring import CannotAssessStrategy
+from .._model._verdicts import reports_from_verdicts
 
 __all__ = ["DataItem", "GroundTruth", "RubricDataset", "normalize_ground_truth"]
 
@@ -334,65 +334,65 @@ class RubricDataset:
     # -- files (see _dataset_io) -------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Return the dataset as plain data (the JSON/YAML layout)."""
-        from ._dataset_io import dataset_to_dict
+        from ._io import dataset_to_dict
 
         return dataset_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "<data>") -> RubricDataset:
         """Build a dataset from plain data (the JSON/YAML layout); errors name ``source``."""
-        from ._dataset_io import dataset_from_dict
+        from ._io import dataset_from_dict
 
         return dataset_from_dict(data, source=source)
 
     def to_json(self, indent: int | None = 2) -> str:
         """Return the dataset as JSON text."""
-        from ._dataset_io import dump_text
+        from ._io import dump_text
 
         return dump_text(self, "json", indent=indent)
 
     @classmethod
     def from_json(cls, json_string: str, *, source: str = "<json>") -> RubricDataset:
         """Parse a dataset from JSON text."""
-        from ._dataset_io import load_text
+        from ._io import load_text
 
         return load_text(json_string, "json", source=source)
 
     def to_yaml(self) -> str:
         """Return the dataset as YAML text."""
-        from ._dataset_io import dump_text
+        from ._io import dump_text
 
         return dump_text(self, "yaml")
 
     @classmethod
     def from_yaml(cls, text: str, *, source: str = "<yaml>") -> RubricDataset:
         """Parse a dataset from YAML text."""
-        from ._dataset_io import load_text
+        from ._io import load_text
 
         return load_text(text, "yaml", source=source)
 
     def to_jsonl(self) -> str:
         """Return the dataset as JSON Lines: a header line, then one item per line."""
-        from ._dataset_io import dump_text
+        from ._io import dump_text
 
         return dump_text(self, "jsonl")
 
     @classmethod
     def from_jsonl(cls, text: str, *, source: str = "<jsonl>") -> RubricDataset:
         """Parse a dataset from JSON Lines text (header line, then items)."""
-        from ._dataset_io import load_text
+        from ._io import load_text
 
         return load_text(text, "jsonl", source=source)
 
     def to_file(self, path: str | Path) -> None:
         """Write to ``path``: ``.yaml``/``.yml`` YAML, ``.jsonl`` JSON Lines, else JSON."""
-        from ._dataset_io import dump_file
+        from ._io import dump_file
 
         dump_file(self, path)
 
     @classmethod
     def from_file(cls, path: str | Path) -> RubricDataset:
         """Load from ``path``, the format chosen by extension as in :meth:`to_file`."""
-        from ._dataset_io import load_file
+        from ._io import load_file
 
         return load_file(path)

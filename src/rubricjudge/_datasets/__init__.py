@@ -1,0 +1,13 @@
+"""Datasets of submissions with human labels: items, files, splits, bundled examples."""
+
+from ._dataset import DataItem, GroundTruth, RubricDataset, normalize_ground_truth
+from ._examples import example_datasets, load_example_dataset
+
+__all__ = [
+    "DataItem",
+    "GroundTruth",
+    "RubricDataset",
+    "example_datasets",
+    "load_example_dataset",
+    "normalize_ground_truth",
+]
