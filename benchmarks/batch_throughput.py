@@ -181,7 +181,7 @@ def sdk_judge(url: str, concurrency: int) -> Any:
 
 
 def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: str | None) -> dict:
-    from rubricjudge._datasets._dataset import DataItem, RubricDataset
+    from rubricjudge._datasets import DataItem, RubricDataset
     from rubricjudge._graders import CriterionGrader
     from rubricjudge._judges._registry import get_judge
     from rubricjudge._model._rubric import Criterion, Rubric

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._metrics import compute_metrics
 from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
 from rubricjudge._model._scoring import finalize

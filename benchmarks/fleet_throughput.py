@@ -67,7 +67,7 @@ def measure(
     urls: list[str], items: int, concurrency: int, kill: subprocess.Popen[str] | None = None
 ) -> Any:
     """Grade ``items`` items over the fleet ``urls``; kill ``kill`` half-way if given."""
-    from rubricjudge._datasets._dataset import DataItem, RubricDataset
+    from rubricjudge._datasets import DataItem, RubricDataset
     from rubricjudge._graders import CriterionGrader
     from rubricjudge._judges._registry import get_judge
     from rubricjudge._model._rubric import Criterion, Rubric

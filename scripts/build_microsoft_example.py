@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rubricjudge import Criterion, CriterionOption, Rubric
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = Path("/work/shared/data/llm_rubric_microsoft")

@@ -22,7 +22,7 @@ import pytest
 
 from batch_server import BatchServer
 from rubricjudge._cli.main import main
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, UsageError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._model._rubric import Criterion, Rubric

@@ -23,7 +23,7 @@ import pytest
 
 from anthropic_batch_server import AnthropicBatchServer
 from anthropic_server import AnthropicServer, tool_use
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import RunError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._anthropic_batch import AnthropicBatches

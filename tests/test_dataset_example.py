@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rubricjudge import CriterionVerdict
-from rubricjudge._datasets._dataset import RubricDataset
+from rubricjudge._datasets import RubricDataset
 from rubricjudge._datasets._examples import example_datasets, load_example_dataset
 from rubricjudge._errors import ConfigError
 

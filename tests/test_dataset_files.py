@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from rubricjudge import Criterion, CriterionOption, CriterionVerdict, Rubric
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import DatasetError, RubricJudgeError
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS

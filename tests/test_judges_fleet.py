@@ -21,7 +21,7 @@ from chat_server import ChatServer, Reply, schema_of
 from judge_helpers import request
 from rubricjudge import EndpointStats, RunSummary
 from rubricjudge._cli.main import main
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, JudgeError, UsageError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges import _fleet

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from chat_server import ChatServer, Reply, schema_of
 from judge_helpers import openai_judge, request, waits
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._judges._limits import Gate, TokenBucket, limits_for

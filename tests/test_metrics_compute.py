@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 from sklearn import metrics as skm
 
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError
 from rubricjudge._metrics import compute_metrics
 from rubricjudge._model._reports import EvaluationReport, JudgeVote, OptionSelection

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, JudgeError, UsageError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._datasets._dataset import (
+from ._datasets import (
     DataItem,
     RubricDataset,
 )

@@ -37,6 +37,6 @@ def load_dataset_arg(spec: str) -> Any:
             f"dataset {spec!r} not found; give a dataset file (JSON, YAML or JSONL) "
             f"or {EXAMPLE_PREFIX}llm_rubric_microsoft"
         )
-    from .._datasets._dataset import RubricDataset
+    from .._datasets import RubricDataset
 
     return RubricDataset.from_file(spec)

@@ -274,8 +274,9 @@ async def _grade_all(
 ) -> Tally:
     from .._runs._batch_judge import BatchJudge
     from .._runs._batch_run import refuse_open_batches, run_batches
-    from .._runs._engine import Job, RunSession, prepare_store
+    from .._runs._engine import RunSession, prepare_store
     from .._runs._fingerprint import describe_grader
+    from .._runs._job import Job
     from .._runs._ordered import OrderedWriter
     from .._runs._progress import make_progress
     from .._runs._recording import RecordingJudge

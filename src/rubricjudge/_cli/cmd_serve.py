@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from .._errors import ConfigError
-from .._server._app import DEFAULT_TIMEOUT_S
+from .._server._settings import DEFAULT_TIMEOUT_S
 
 __all__ = ["register", "run"]
 

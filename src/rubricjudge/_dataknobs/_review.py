@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from .._model._rubric import Rubric
+from .._registry import Database, open_database
 from .._registry import RubricRegistry as _SyncRegistry
-from .._registry._db import Database, open_database
 from .._review._artifacts import ArtifactStore
 from .._review._types import Artifact, ArtifactEvaluation
 from ._names import RubricExecutor

@@ -17,15 +17,15 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from .._errors import DatasetError, VerdictError
 from .._model._rubric import CriterionVerdict, Rubric
 from .._model._scoring import CannotAssessStrategy
 from .._model._verdicts import reports_from_verdicts
+from ._split import stratified_split
 
-__all__ = ["DataItem", "GroundTruth", "RubricDataset", "normalize_ground_truth"]
+__all__ = ["DataItem", "DatasetBase", "GroundTruth", "normalize_ground_truth"]
 
 GroundTruth = list[CriterionVerdict | str | None]
 """One value per leaf criterion; None where that criterion has no human label."""
@@ -104,8 +104,8 @@ def _label(value: CriterionVerdict | str | None) -> str:
 
 
 @dataclass
-class RubricDataset:
-    """Items tied to one prompt and (usually) one rubric.
+class DatasetBase:
+    """Items tied to one prompt and (usually) one rubric (:class:`RubricDataset` without its files).
 
     Attributes:
         prompt: The prompt the submissions answer.
@@ -288,14 +288,14 @@ class RubricDataset:
         )
 
     # -- splitting -------------------------------------------------------------------------------
-    def _with_items(self, items: list[DataItem]) -> RubricDataset:
+    def _with_items(self, items: list[DataItem]) -> Self:
         out = replace(self, items=[])
         out.items = list(items)  # already checked; skip __post_init__'s work
         return out
 
     def split_train_test(
         self, n_train: int, *, stratify: bool = True, seed: int | None = None
-    ) -> tuple[RubricDataset, RubricDataset]:
+    ) -> tuple[Self, Self]:
         """Split into ``n_train`` training items and the rest, optionally stratified.
 
         With ``stratify`` the split keeps, for every criterion position, the proportion
@@ -306,8 +306,6 @@ class RubricDataset:
             DatasetError: ``n_train`` is out of range, or ``stratify`` is set and an item
                 has no ground truth.
         """
-        from ._split import stratified_split
-
         n = len(self.items)
         if not 0 <= n_train <= n:
             raise DatasetError(
@@ -330,69 +328,3 @@ class RubricDataset:
         train = [it for i, it in enumerate(self.items) if i in train_idx]
         test = [it for i, it in enumerate(self.items) if i not in train_idx]
         return self._with_items(train), self._with_items(test)
-
-    # -- files (see _dataset_io) -------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """Return the dataset as plain data (the JSON/YAML layout)."""
-        from ._io import dataset_to_dict
-
-        return dataset_to_dict(self)
-
-    @classmethod
-    def from_dict(cls, data: Any, *, source: str = "<data>") -> RubricDataset:
-        """Build a dataset from plain data (the JSON/YAML layout); errors name ``source``."""
-        from ._io import dataset_from_dict
-
-        return dataset_from_dict(data, source=source)
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """Return the dataset as JSON text."""
-        from ._io import dump_text
-
-        return dump_text(self, "json", indent=indent)
-
-    @classmethod
-    def from_json(cls, json_string: str, *, source: str = "<json>") -> RubricDataset:
-        """Parse a dataset from JSON text."""
-        from ._io import load_text
-
-        return load_text(json_string, "json", source=source)
-
-    def to_yaml(self) -> str:
-        """Return the dataset as YAML text."""
-        from ._io import dump_text
-
-        return dump_text(self, "yaml")
-
-    @classmethod
-    def from_yaml(cls, text: str, *, source: str = "<yaml>") -> RubricDataset:
-        """Parse a dataset from YAML text."""
-        from ._io import load_text
-
-        return load_text(text, "yaml", source=source)
-
-    def to_jsonl(self) -> str:
-        """Return the dataset as JSON Lines: a header line, then one item per line."""
-        from ._io import dump_text
-
-        return dump_text(self, "jsonl")
-
-    @classmethod
-    def from_jsonl(cls, text: str, *, source: str = "<jsonl>") -> RubricDataset:
-        """Parse a dataset from JSON Lines text (header line, then items)."""
-        from ._io import load_text
-
-        return load_text(text, "jsonl", source=source)
-
-    def to_file(self, path: str | Path) -> None:
-        """Write to ``path``: ``.yaml``/``.yml`` YAML, ``.jsonl`` JSON Lines, else JSON."""
-        from ._io import dump_file
-
-        dump_file(self, path)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> RubricDataset:
-        """Load from ``path``, the format chosen by extension as in :meth:`to_file`."""
-        from ._io import load_file
-
-        return load_file(path)

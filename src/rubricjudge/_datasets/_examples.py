@@ -6,7 +6,7 @@ import difflib
 from importlib import resources
 
 from .._errors import ConfigError
-from ._dataset import RubricDataset
+from ._io import RubricDataset
 
 __all__ = ["example_datasets", "load_example_dataset"]
 

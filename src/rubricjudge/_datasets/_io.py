@@ -28,17 +28,20 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import yaml
 
 from .._errors import DatasetError
+from .._formats import load_data
 from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
 from .._model._rubric import CriterionVerdict, Rubric
-from ._dataset import DataItem, RubricDataset
+from ._dataset import DataItem, DatasetBase
 
 __all__ = [
+    "RubricDataset",
     "dataset_from_dict",
     "dataset_to_dict",
     "dump_file",
@@ -173,8 +176,6 @@ def _metadata(data: dict[str, Any], where: str) -> dict[str, Any]:
 def _rubric(data: Any, where: str) -> Rubric | None:
     if data is None:
         return None
-    from .._formats import load_data
-
     return load_data(data, source=where)
 
 
@@ -310,3 +311,62 @@ def load_file(path: str | Path) -> RubricDataset:
     except OSError as e:
         raise DatasetError(f"cannot read dataset file {str(p)!r}: {e.strerror}") from None
     return load_text(text, _kind(p), source=str(p))
+
+
+@dataclass
+class RubricDataset(DatasetBase):
+    """Items tied to one prompt and (usually) one rubric, read from and written to files.
+
+    Attributes:
+        prompt: The prompt the submissions answer.
+        rubric: The rubric for every item without its own; may be None when each item has one.
+        items: The items, in order.
+        name: A name for the dataset ("essay-grading-v1").
+        reference_submission: An exemplar answer for every item without its own.
+        metadata: Free-form facts about the dataset (source, licence, ...).
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the dataset as plain data (the JSON/YAML layout)."""
+        return dataset_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "<data>") -> RubricDataset:
+        """Build a dataset from plain data (the JSON/YAML layout); errors name ``source``."""
+        return dataset_from_dict(data, source=source)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Return the dataset as JSON text."""
+        return dump_text(self, "json", indent=indent)
+
+    @classmethod
+    def from_json(cls, json_string: str, *, source: str = "<json>") -> RubricDataset:
+        """Parse a dataset from JSON text."""
+        return load_text(json_string, "json", source=source)
+
+    def to_yaml(self) -> str:
+        """Return the dataset as YAML text."""
+        return dump_text(self, "yaml")
+
+    @classmethod
+    def from_yaml(cls, text: str, *, source: str = "<yaml>") -> RubricDataset:
+        """Parse a dataset from YAML text."""
+        return load_text(text, "yaml", source=source)
+
+    def to_jsonl(self) -> str:
+        """Return the dataset as JSON Lines: a header line, then one item per line."""
+        return dump_text(self, "jsonl")
+
+    @classmethod
+    def from_jsonl(cls, text: str, *, source: str = "<jsonl>") -> RubricDataset:
+        """Parse a dataset from JSON Lines text (header line, then items)."""
+        return load_text(text, "jsonl", source=source)
+
+    def to_file(self, path: str | Path) -> None:
+        """Write to ``path``: ``.yaml``/``.yml`` YAML, ``.jsonl`` JSON Lines, else JSON."""
+        dump_file(self, path)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> RubricDataset:
+        """Load from ``path``, the format chosen by extension as in :meth:`to_file`."""
+        return load_file(path)

@@ -1,6 +1,7 @@
 """The versioned rubric registry and the storage it runs on (SQLite, PostgreSQL)."""
 
-from ._db import Database, StorageError, default_url, open_database, register_backend
+from ._db import Database, StorageError
+from ._open import default_url, open_database, register_backend
 from ._records import (
     RegistryError,
     RubricNotFound,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ._db import Database, Tx
+from ._tx import Runner, Tx
 
 __all__ = ["MIGRATIONS", "apply_migrations"]
 
@@ -94,12 +94,12 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def _lock(db: Database, tx: Tx) -> None:
+def _lock(db: Runner, tx: Tx) -> None:
     if db.dialect == "postgresql":
         tx.execute(_PG_LOCK)
 
 
-def apply_migrations(db: Database) -> list[str]:
+def apply_migrations(db: Runner) -> list[str]:
     """Apply every migration not yet in ``_migrations``, in order; their names."""
 
     def ensure_table(tx: Tx) -> None:
@@ -133,7 +133,7 @@ def apply_migrations(db: Database) -> list[str]:
     return done
 
 
-def _has_table(db: Database) -> bool:
+def _has_table(db: Runner) -> bool:
     def probe(tx: Tx) -> bool:
         if db.dialect == "postgresql":
             rows = tx.execute("SELECT to_regclass('_migrations') IS NOT NULL")

@@ -22,7 +22,8 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._model._rubric import Rubric
-from ._db import Database, Tx, open_database
+from ._db import Database, Tx
+from ._open import open_database
 from ._records import (
     _COLUMNS,
     _FROM,

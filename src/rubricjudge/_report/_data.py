@@ -99,7 +99,7 @@ def _from_run(path: Path) -> RunData:
     dataset = None
     copy = path / "dataset.jsonl"
     if copy.is_file():
-        from .._datasets._dataset import RubricDataset
+        from .._datasets import RubricDataset
 
         dataset = RubricDataset.from_file(copy)
     ids: list[str] = []

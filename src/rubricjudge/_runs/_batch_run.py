@@ -37,7 +37,8 @@ from .._judges._anthropic_batch import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS
 from .._judges._batch_common import AmbiguousBatch, BatchAPI, LineResult
 from ._batch_judge import BatchJudge
 from ._batch_ledger import TERMINAL, BatchLedger, BatchRow
-from ._engine import Job, RunSession, call_grader
+from ._engine import RunSession
+from ._job import Job, call_grader
 from ._progress import Progress, ProgressArg, make_progress
 from ._recording import CURRENT_ITEM
 from ._store import RunStore

@@ -11,14 +11,13 @@ started: a 100,000-line input costs a few workers, not 100,000 tasks.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._errors import ConfigError, RunError, UsageError
 from .._judges._base import Judge
@@ -26,35 +25,22 @@ from .._judges._fleet import EndpointStats, Fleet, FleetMark, endpoint_stats
 from .._model._reports import EvaluationReport
 from ._bind import bind_judges
 from ._fingerprint import describe_judge
+from ._job import Job, call_grader
 from ._lock import RunLock
 from ._progress import Progress, ticking
 from ._recording import CURRENT_ITEM, RecordingJudge
+from ._remote import Executor, RemoteJudgment, StoredJudgment
 from ._result import ItemOutcome
 from ._store import JudgmentRow, RunStore, response_from_json
 from ._summary import RunSummary, SummaryBuilder
 
-if TYPE_CHECKING:
-    from ._remote import Executor
-
-__all__ = ["DATASET_COPY", "Job", "RunSession", "call_grader", "prepare_store"]
+__all__ = ["DATASET_COPY", "RunSession", "prepare_store"]
 
 DATASET_COPY = "dataset.jsonl"
 """The copy of the dataset a run directory keeps, for ``rubricjudge metrics``."""
 _FP = "fingerprint:"
 
 OnDone = Callable[["Job", ItemOutcome, EvaluationReport | None], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One item to grade: where it is in its input, its key, and what the judge is asked."""
-
-    index: int
-    key: str
-    rubric: Any
-    submission: Any
-    query: str | None = None
-    reference: Any = None
 
 
 class _RemoteFailure(Exception):
@@ -189,8 +175,6 @@ class RunSession:
 
     async def _grade_remote(self, job: Job) -> EvaluationReport:
         """Grade ``job`` on the executor; commit each judgment as it streams in."""
-        from ._remote import RemoteJudgment, StoredJudgment
-
         assert self.executor is not None
         store, tally = self.store, self._remote
         stored: list[StoredJudgment] = []
@@ -332,23 +316,3 @@ def _fleet_of(judge: Any) -> Fleet | None:
         if judge is None:
             return None
     return None
-
-
-async def call_grader(grader: Any, job: Job) -> EvaluationReport:
-    """Grade one job with ``grader`` (def or async def).
-
-    Raises:
-        TypeError: the grader returned something else than an EvaluationReport.
-    """
-    result = grader.grade(
-        job.rubric,
-        job.submission,
-        query=job.query,
-        reference_submission=job.reference,
-        item_id=job.key,
-    )
-    if inspect.isawaitable(result):
-        result = await result
-    if not isinstance(result, EvaluationReport):
-        raise TypeError(f"grader returned {type(result).__name__}, not an EvaluationReport")
-    return result

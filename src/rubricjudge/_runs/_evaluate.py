@@ -20,8 +20,9 @@ from .._model._reports import EvaluationReport
 from .._version import __version__
 from ._batch_judge import BatchJudge
 from ._batch_run import BatchOptions, check_batchable, refuse_open_batches, run_batches
-from ._engine import DATASET_COPY, Job, RunSession, prepare_store
+from ._engine import DATASET_COPY, RunSession, prepare_store
 from ._fingerprint import item_key, run_fingerprints
+from ._job import Job
 from ._progress import ProgressArg, make_progress
 from ._recording import RecordingJudge
 from ._result import ItemOutcome, RunResult

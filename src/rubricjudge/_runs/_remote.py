@@ -21,6 +21,7 @@ from .._errors import UsageError
 from .._graders._spec import GraderSpec
 from .._judges._base import Judge, JudgeResponse
 from ._bind import bind_judges
+from ._job import call_grader
 from ._recording import CURRENT_ITEM, RecordingJudge
 from ._store import JudgmentRow, response_to_json
 
@@ -123,8 +124,6 @@ class ItemWorker:
 
     async def grade(self, job: Any, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
         """Grade ``job``; yield each new judgment as it arrives, then the outcome."""
-        from ._engine import call_grader
-
         queue: asyncio.Queue[Any] = asyncio.Queue()
         box = _ItemStore(stored, queue)
         wrappers: list[RecordingJudge] = []

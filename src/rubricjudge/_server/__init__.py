@@ -1,8 +1,9 @@
 """The scoring server (``rubricjudge serve``): rubrics over HTTP, behind a bearer token."""
 
-from ._app import DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY, ServerSettings, create_app
+from ._app import create_app
 from ._openapi import openapi_document
 from ._run import is_loopback, read_token, serve
+from ._settings import DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY, ServerSettings
 from ._sources import DirectorySource, RegistrySource, RubricInfo, RubricSource
 
 __all__ = [

@@ -18,7 +18,6 @@ import hmac
 import json
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,51 +27,12 @@ from .._limits import DataLimitError, json_loads
 from .._model._rubric import Rubric
 from ._models import BatchItem, BatchRequest, ScoreRequest
 from ._openapi import openapi_document
-from ._sources import RubricNotFoundError, RubricSource
+from ._settings import ServerSettings
+from ._sources import RubricNotFoundError
 
-__all__ = ["DEFAULT_MAX_BATCH", "DEFAULT_MAX_BODY", "ServerSettings", "create_app"]
+__all__ = ["create_app"]
 
-DEFAULT_MAX_BODY = 1024 * 1024
-DEFAULT_MAX_BATCH = 64
-DEFAULT_TIMEOUT_S = 300.0
 _OPEN_PATHS = ("/health", "/openapi.json")
-
-
-@dataclass(frozen=True)
-class ServerSettings:
-    """How the server behaves.
-
-    Args:
-        source: where rubrics come from (directory or registry).
-        grader: any grader object (``CriterionGrader(judge=...)``); rubrics with
-            hybrid metrics are graded through a ``HybridGrader`` around it.
-        token: the bearer token every protected request must carry; None turns
-            authentication off (the CLI allows that only on loopback, explicitly).
-        max_body_bytes: the largest request body accepted (413 above).
-        max_batch: the most items in one ``/score/batch`` (422 above).
-        concurrency: items of one batch graded at once.
-        timeout_s: how long one request may grade (a whole batch included) before
-            it is answered 504 and its judge calls are cancelled.
-    """
-
-    source: RubricSource
-    grader: Any
-    token: str | None
-    max_body_bytes: int = DEFAULT_MAX_BODY
-    max_batch: int = DEFAULT_MAX_BATCH
-    concurrency: int = 8
-    timeout_s: float = DEFAULT_TIMEOUT_S
-
-    def __post_init__(self) -> None:
-        from .._errors import ConfigError
-
-        if self.token is not None and not self.token.strip():
-            raise ConfigError("the server token is empty; give a real token or None")
-        for name in ("max_body_bytes", "max_batch", "concurrency"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name} {getattr(self, name)!r} must be at least 1")
-        if not self.timeout_s > 0:
-            raise ConfigError(f"timeout_s {self.timeout_s!r} must be a positive number of seconds")
 
 
 class HTTPError(Exception):

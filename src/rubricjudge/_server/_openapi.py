@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._app import ServerSettings
+    from ._settings import ServerSettings
 
 __all__ = ["openapi_document"]
 

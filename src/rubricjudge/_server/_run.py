@@ -8,7 +8,8 @@ from pathlib import Path
 from .._env import getenv
 from .._errors import ConfigError
 from .._judges._http import is_loopback
-from ._app import ServerSettings, create_app
+from ._app import create_app
+from ._settings import ServerSettings
 
 __all__ = ["MIN_TOKEN_LENGTH", "TOKEN_ENV", "auth_token", "is_loopback", "read_token", "serve"]
 
