@@ -18,14 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rubricjudge import (
-    Criterion,
-    CriterionReport,
-    CriterionVerdict,
-    EvaluationReport,
-    TokenUsage,
-)
+from rubricjudge import Criterion, CriterionReport, CriterionVerdict, EvaluationReport
 from rubricjudge._report import write_report
+from rubricjudge.reports import TokenUsage
 
 CRITERIA = [
     Criterion(name=f"c{i}", weight=1 if i < 3 else -1, requirement=f"Requirement number {i}")

@@ -19,7 +19,6 @@ import pytest
 
 from chat_server import ChatServer, Reply, schema_of
 from judge_helpers import request
-from rubricjudge import EndpointStats, RunSummary
 from rubricjudge._cli.main import main
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, JudgeError, UsageError
@@ -31,6 +30,8 @@ from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import evaluate
 from rubricjudge._runs._store import RunStore
+from rubricjudge.judges import EndpointStats
+from rubricjudge.runs import RunSummary
 
 
 @pytest.fixture(autouse=True)

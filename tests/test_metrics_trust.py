@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from rubricjudge import (
-    CalibrationRecord,
     Criterion,
     CriterionReport,
     CriterionVerdict,
@@ -19,6 +18,7 @@ from rubricjudge import (
 )
 from rubricjudge._metrics import compute_metrics
 from rubricjudge._metrics._ppi import naive_mean, ppi_mean
+from rubricjudge.reports import CalibrationRecord
 
 MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET
 

@@ -25,13 +25,13 @@ from rubricjudge import (
     Rubric,
     ScoringMethod,
     ScoringPolicy,
-    evaluate_rubric_sync,
 )
 from rubricjudge._cli.main import main
 from rubricjudge._methods import run_method
 from rubricjudge._model._scoring_dataknobs import neumaier_sum
 from rubricjudge._registry import RubricRegistry
 from rubricjudge._review._artifacts import ArtifactStatus, ArtifactStore
+from rubricjudge.methods import evaluate_rubric_sync
 
 LEVELS = [
     CriterionOption(id="fail", label="Fail", value=0.0),

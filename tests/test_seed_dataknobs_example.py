@@ -191,21 +191,23 @@ def test_aliases_are_our_objects_and_do_not_clash() -> None:
     assert rubricjudge.ScoringType.DETERMINISTIC is rubricjudge.ScoringType.FUNCTION
     assert rubricjudge.ScoringType.SCHEMA is rubricjudge.ScoringType.JSON_SCHEMA
     assert "DETERMINISTIC" not in [m.name for m in rubricjudge.ScoringType]  # not listed twice
-    assert rubricjudge.RubricLevel is dataknobs.RubricLevel
-    assert rubricjudge.RubricCriterion is dataknobs.RubricCriterion
-    assert rubricjudge.RubricExecutor is dataknobs.RubricExecutor
-    assert dataknobs.RubricRegistry is not rubricjudge.RubricRegistry  # dataknobs' async one
+    from rubricjudge.registry import RubricRegistry
+
+    # dataknobs' names live in rubricjudge.dataknobs only; one class per name at the top
+    for name in ("RubricLevel", "RubricCriterion", "RubricExecutor", "RubricRegistry"):
+        assert not hasattr(rubricjudge, name), name
+    assert dataknobs.RubricRegistry is not RubricRegistry  # dataknobs' async one
     assert dataknobs.RubricEvaluation is rubricjudge.EvaluationReport
-    level = rubricjudge.RubricLevel(id="ok", label="OK", score=0.5)
+    level = dataknobs.RubricLevel(id="ok", label="OK", score=0.5)
     assert level.value == 0.5 and level.model_dump()["value"] == 0.5
     with pytest.raises(ValueError, match="both 'score' and 'value'"):
-        rubricjudge.RubricLevel(label="OK", score=0.5, value=0.5)
+        dataknobs.RubricLevel(label="OK", score=0.5, value=0.5)
     with pytest.raises(ValueError, match="outside"):
-        rubricjudge.RubricLevel(label="OK", score=7)
-    c = rubricjudge.RubricCriterion(description="Clear", levels=[level])
+        dataknobs.RubricLevel(label="OK", score=7)
+    c = dataknobs.RubricCriterion(description="Clear", levels=[level])
     assert c.options == [level]
     with pytest.raises(ValueError, match="both 'levels' and 'options'"):
-        rubricjudge.RubricCriterion(description="Clear", levels=[level], options=[level])
+        dataknobs.RubricCriterion(description="Clear", levels=[level], options=[level])
     assert sorted(dataknobs.__all__) == dataknobs.__all__
 
 

@@ -12,14 +12,8 @@ import pickle
 
 import pytest
 
-from rubricjudge import (
-    Criterion,
-    JudgeError,
-    JudgeParseError,
-    PerCriterionGrader,
-    Rubric,
-    RubricJudgeError,
-)
+from rubricjudge import Criterion, JudgeError, JudgeParseError, Rubric, RubricJudgeError
+from rubricjudge.graders import PerCriterionGrader
 
 RUBRIC = Rubric(
     [

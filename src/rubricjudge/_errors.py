@@ -7,10 +7,20 @@
     │   ├── RubricError         a rubric (file or object) is invalid; carries every problem
     │   ├── VerdictError        a verdict does not fit its criterion
     │   ├── DatasetError        a dataset (file or object) is invalid (also a ValueError)
-    │   └── ConfigError         a bad argument, judge spec, option or missing extra
+    │   ├── ConfigError         a bad argument, judge spec, option or missing extra
+    │   ├── DataLimitError      data past a reading bound (size, nesting; also a ValueError)
+    │   ├── RegistryError       a registry request that cannot be done as asked
+    │   │   ├── RubricNotFound  no such rubric id or version (also a LookupError)
+    │   │   └── VersionConflict the version exists or is not past the latest
+    │   ├── RubricNotFoundError the server's source has no such rubric (also a LookupError)
+    │   └── IllegalTransition   a review status change the flow does not allow
     └── RunError                something failed while running
-        └── JudgeError          a judge call failed after its retries (has a category)
-            └── JudgeParseError its reply could not be read (also a ValueError)
+        ├── JudgeError          a judge call failed after its retries (has a category)
+        │   └── JudgeParseError its reply could not be read (also a ValueError)
+        ├── StorageError        the database failed, after retries
+        ├── MetricError         a hybrid metric could not run (recorded, never a 0)
+        ├── RewardError         a completion could not be scored as a reward
+        └── AmbiguousBatch      a lost batch-create reply matches several batches
 
 Usage errors are raised before any judge is called. Judge errors are recorded in
 reports as data; they are raised only where the caller asked for that policy.
@@ -19,20 +29,32 @@ reports as data; they are raised only where the caller asked for that policy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Self
+from typing import Literal, Self, TypeVar
 
 __all__ = [
+    "AmbiguousBatch",
     "ConfigError",
+    "DataLimitError",
     "DatasetError",
+    "IllegalTransition",
     "JudgeError",
     "JudgeErrorCategory",
     "JudgeParseError",
+    "MetricError",
     "Problem",
+    "RegistryError",
+    "RewardError",
     "RubricError",
     "RubricJudgeError",
+    "RubricNotFound",
+    "RubricNotFoundError",
     "RunError",
+    "StorageError",
     "UsageError",
     "VerdictError",
+    "VersionConflict",
+    "install_hint",
+    "missing_extra",
 ]
 
 
@@ -135,3 +157,68 @@ class JudgeParseError(JudgeError, ValueError):
     parsing fails, so ``except ValueError`` written for it catches this too.
     Graders record it as an error by default; ``on_error="raise"`` raises it.
     """
+
+
+class DataLimitError(UsageError, ValueError):
+    """Data beyond one of rubricjudge's reading bounds (file size, nesting, aliases, text).
+
+    Also a ``ValueError``, as it was before it joined the tree.
+    """
+
+
+class RegistryError(UsageError):
+    """A registry request that cannot be done as asked."""
+
+
+class RubricNotFound(RegistryError, LookupError):
+    """No such rubric id (or version) in the registry."""
+
+
+class VersionConflict(RegistryError):
+    """The version exists already, or is not greater than the latest."""
+
+
+class RubricNotFoundError(UsageError, LookupError):
+    """The scoring server's source has no rubric with that id (the message lists some that do)."""
+
+
+class IllegalTransition(UsageError):
+    """A status change the review flow does not allow."""
+
+
+class StorageError(RunError):
+    """The database failed (and retrying did not help)."""
+
+
+class MetricError(RunError):
+    """A metric could not run: a missing extra, reference or model, or a bad result.
+
+    Recorded on the metric's :class:`~rubricjudge.MetricResult` as ``error``; never
+    turned into a score of 0.
+    """
+
+
+class RewardError(RunError):
+    """A completion could not be scored and the reward's failure policy is ``"raise"``."""
+
+
+class AmbiguousBatch(RunError):
+    """A batch whose create reply was lost matches several batches on the provider."""
+
+
+E = TypeVar("E", bound=RubricJudgeError)
+
+
+def install_hint(extra: str) -> str:
+    """The pip command that installs one of rubricjudge's extras."""
+    return f"pip install 'rubricjudge[{extra}]'"
+
+
+def missing_extra(extra: str, what: str, error: type[E] = ConfigError) -> E:  # type: ignore[assignment]
+    """The error for an optional dependency that is not installed, with the command to fix it.
+
+    ``raise missing_extra("serve", "the scoring server needs starlette and uvicorn")``
+    reads: the scoring server needs starlette and uvicorn; install with:
+    pip install 'rubricjudge[serve]'.
+    """
+    return error(f"{what}; install with: {install_hint(extra)}")

@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from ._errors import DataLimitError
+
 __all__ = [
     "MAX_ALIAS_NODES",
     "MAX_DATASET_BYTES",
@@ -43,10 +45,6 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DATASET_BYTES = 1024 * 1024 * 1024
 MAX_ALIAS_NODES = 100_000
 MAX_DEPTH = 64
-
-
-class DataLimitError(ValueError):
-    """Data beyond one of rubricjudge's reading bounds (see the module docstring)."""
 
 
 class _BoundedLoader(yaml.SafeLoader):

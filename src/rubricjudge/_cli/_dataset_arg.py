@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +12,6 @@ __all__ = ["EXAMPLE_PREFIX", "load_dataset_arg"]
 EXAMPLE_PREFIX = "example:"
 
 
-def _load_example(name: str) -> Any:
-    for module in ("rubricjudge._datasets", "rubricjudge"):
-        try:
-            loader = getattr(importlib.import_module(module), "load_example_dataset", None)
-        except ModuleNotFoundError:
-            continue
-        if loader is not None:
-            return loader(name)
-    raise ConfigError("this install has no bundled example datasets")
-
-
 def load_dataset_arg(spec: str) -> Any:
     """Load a dataset from a file (JSON, YAML or JSONL) or ``example:NAME``.
 
@@ -31,7 +19,9 @@ def load_dataset_arg(spec: str) -> Any:
         ConfigError: the file does not exist or the example is unknown.
     """
     if spec.startswith(EXAMPLE_PREFIX):
-        return _load_example(spec[len(EXAMPLE_PREFIX) :])
+        from .._datasets import load_example_dataset
+
+        return load_example_dataset(spec[len(EXAMPLE_PREFIX) :])
     if not Path(spec).is_file():
         raise ConfigError(
             f"dataset {spec!r} not found; give a dataset file (JSON, YAML or JSONL) "

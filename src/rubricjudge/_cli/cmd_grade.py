@@ -101,15 +101,8 @@ def register(subparsers: Any) -> None:
 def _load_rubric(path: str) -> Rubric:
     if not Path(path).is_file():
         raise ConfigError(f"rubric file {path!r} not found")
-    try:
-        from .._formats import load_file
-    except ModuleNotFoundError as e:  # pragma: no cover - until _formats lands
-        if e.name != "rubricjudge._formats":
-            raise
-        import yaml
+    from .._formats import load_file
 
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        return Rubric(data) if isinstance(data, list) else Rubric(**data)
     rubric: Rubric = load_file(path)
     return rubric
 

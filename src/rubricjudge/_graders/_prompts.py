@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -525,8 +524,3 @@ def holistic_schema() -> dict[str, Any]:
         "required": ["reason", "score"],
         "additionalProperties": False,
     }
-
-
-def schema_text(schema: Mapping[str, Any]) -> str:
-    """Render a schema as compact JSON (for token estimates)."""
-    return json.dumps(schema, separators=(",", ":"))

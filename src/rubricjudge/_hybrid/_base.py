@@ -7,17 +7,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._errors import RunError
+from .._errors import MetricError
 
 __all__ = ["MetricError", "MetricFn", "MetricInput", "MetricValue"]
-
-
-class MetricError(RunError):
-    """A metric could not run: a missing extra, reference or model, or a bad result.
-
-    Recorded on the metric's :class:`~rubricjudge.MetricResult` as ``error``; never
-    turned into a score of 0.
-    """
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ import os
 import threading
 from typing import Any
 
+from .._errors import missing_extra
 from ._base import MetricError, MetricInput, MetricValue
 
 __all__ = ["DEFAULT_CEILING", "Perplexity", "default_model_path", "perplexity_to_unit"]
@@ -86,10 +87,7 @@ def _load(path: str, n_ctx: int) -> tuple[Any, threading.Lock]:
         try:
             from llama_cpp import Llama
         except ImportError:
-            raise MetricError(
-                "perplexity needs llama-cpp-python; install it with: "
-                "pip install 'rubricjudge[local]'"
-            ) from None
+            raise missing_extra("local", "perplexity needs llama-cpp-python", MetricError) from None
         if not os.path.isfile(path):
             raise MetricError(f"perplexity model {path!r} does not exist")
         from llama_cpp import llama_cpp as lib

@@ -26,6 +26,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from .._errors import missing_extra
 from ._base import MetricError, MetricInput, MetricValue
 
 __all__ = ["bleu", "chrf", "exact_match", "normalize_answer", "rouge", "rouge_variant"]
@@ -37,9 +38,7 @@ def _sacrebleu() -> Any:
     try:
         from sacrebleu import metrics
     except ImportError:
-        raise MetricError(
-            "BLEU and chrF need sacrebleu; install it with: pip install 'rubricjudge[hybrid]'"
-        ) from None
+        raise missing_extra("hybrid", "BLEU and chrF need sacrebleu", MetricError) from None
     return metrics
 
 
@@ -103,9 +102,7 @@ def _rouge(inp: MetricInput, variant: str) -> MetricValue:
     try:
         from rouge_score import rouge_scorer  # type: ignore[import-untyped]
     except ImportError:
-        raise MetricError(
-            "ROUGE needs rouge-score; install it with: pip install 'rubricjudge[hybrid]'"
-        ) from None
+        raise missing_extra("hybrid", "ROUGE needs rouge-score", MetricError) from None
     scorer = rouge_scorer.RougeScorer([variant], use_stemmer=_flag(inp, "use_stemmer", True))
     score = scorer.score_multi(refs, inp.prediction)[variant]
     details = {"precision": score.precision, "recall": score.recall, "variant": variant}

@@ -26,7 +26,7 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .._errors import ConfigError, JudgeError, JudgeErrorCategory
+from .._errors import ConfigError, JudgeError, JudgeErrorCategory, missing_extra
 from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._fleet import single_base_url
@@ -78,9 +78,8 @@ class AnthropicJudge:
 
     def __init__(self, model: str, config: JudgeConfig, *, client: Any = None) -> None:
         if anthropic is None:  # pragma: no cover
-            raise ConfigError(
-                "the anthropic judge needs the anthropic SDK, which is not installed; "
-                "run: pip install 'rubricjudge[anthropic]'"
+            raise missing_extra(
+                "anthropic", "the anthropic judge needs the anthropic SDK, which is not installed"
             )
         if not model:
             raise ConfigError(

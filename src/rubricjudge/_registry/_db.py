@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TypeVar
 
-from .._errors import RunError
+from .._errors import StorageError
 from ._migrations import apply_migrations
 from ._tx import Tx
 
@@ -26,10 +26,6 @@ __all__ = ["DEFAULT_PATH", "ENV_VAR", "Database", "StorageError", "Tx"]
 ENV_VAR = "RUBRICJUDGE_REGISTRY"
 DEFAULT_PATH = Path("~/.local/share/rubricjudge/registry.sqlite3")
 T = TypeVar("T")
-
-
-class StorageError(RunError):
-    """The database failed (and retrying did not help)."""
 
 
 class Database(ABC):

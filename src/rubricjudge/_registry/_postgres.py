@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from .._errors import ConfigError
+from .._errors import missing_extra
 from ._db import Database, Tx
 
 __all__ = ["PostgresDatabase", "open_postgres"]
@@ -49,9 +49,7 @@ class PostgresDatabase(Database):
         try:
             import psycopg
         except ImportError:
-            raise ConfigError(
-                "PostgreSQL needs psycopg; install it with: pip install 'rubricjudge[postgres]'"
-            ) from None
+            raise missing_extra("postgres", "PostgreSQL needs psycopg") from None
         self._psycopg = psycopg
         self.url = url
         self.native_errors = (psycopg.Error,)

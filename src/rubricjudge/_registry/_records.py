@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from .._errors import UsageError
+from .._errors import RegistryError, RubricNotFound, VersionConflict
+from .._formats._native import to_native
 from .._model._rubric import Rubric
 
 __all__ = [
@@ -30,26 +31,8 @@ __all__ = [
 Bump = Literal["major", "minor", "patch"]
 
 
-class RegistryError(UsageError):
-    """A registry request that cannot be done as asked."""
-
-
-class RubricNotFound(RegistryError, LookupError):
-    """No such rubric id (or version) in the registry."""
-
-
-class VersionConflict(RegistryError):
-    """The version exists already, or is not greater than the latest."""
-
-
 def native_data(rubric: Rubric) -> dict[str, Any]:
     """Return the rubric as native-format data (what the registry stores)."""
-    try:
-        from .._formats._native import to_native
-    except ImportError:  # pragma: no cover - the formats ship with rubricjudge
-        data = rubric.model_dump(mode="json", exclude_defaults=True)
-        data["format"] = "rubricjudge/1"
-        return data
     return to_native(rubric)
 
 

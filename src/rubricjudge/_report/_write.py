@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .._errors import ConfigError
+from .._errors import ConfigError, missing_extra
 from .._limits import json_loads
 from ._data import RunData, load_run
 from ._page import render_page
@@ -45,9 +45,8 @@ def _check_plotting() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise ConfigError(
-            "the HTML report draws its plots with matplotlib, which is not installed; "
-            "install it with: pip install 'rubricjudge[report]'"
+        raise missing_extra(
+            "report", "the HTML report draws its plots with matplotlib, which is not installed"
         ) from None
 
 

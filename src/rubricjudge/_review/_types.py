@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .._errors import UsageError
+from .._errors import IllegalTransition
 from .._model._reports import EvaluationReport
 
 __all__ = [
@@ -37,10 +37,6 @@ TRANSITIONS: dict[ArtifactStatus, frozenset[ArtifactStatus]] = {
     S.NEEDS_REVISION: frozenset({S.DRAFT, S.PENDING_REVIEW}),
     S.APPROVED: frozenset(),
 }
-
-
-class IllegalTransition(UsageError):
-    """A status change the review flow does not allow."""
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._errors import ConfigError, RunError
+from .._errors import ConfigError, RewardError, RunError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 
@@ -47,10 +47,6 @@ __all__ = ["FailurePolicyName", "Normalization", "RewardError", "RewardStats", "
 
 FailurePolicyName = Literal["raise", "skip", "value"]
 Normalization = Literal["minmax", "zscore"]
-
-
-class RewardError(RunError):
-    """A completion could not be scored and the reward's failure policy is ``"raise"``."""
 
 
 @dataclass

@@ -265,13 +265,6 @@ class BatchLedger:
         )
         return [BatchRow(*r) for r in cur.fetchall()]
 
-    def batch_files(self, local: int) -> tuple[str | None, str | None, str | None]:
-        """(output file id, error file id, errors JSON) of a batch."""
-        row = self._db.execute(
-            "SELECT output_file_id, error_file_id, errors FROM batches WHERE id=?", (local,)
-        ).fetchone()
-        return (row[0], row[1], row[2]) if row is not None else (None, None, None)
-
     def unanswered(self, local: int) -> list[tuple[str, int]]:
         """(custom_id, submissions) of the requests of a batch that got no result."""
         cur = self._db.execute(

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._errors import RubricError, RubricJudgeError, RunError, UsageError
+from .._errors import RubricError, RubricJudgeError, RunError, UsageError, missing_extra
 from .._limits import DataLimitError, json_loads
 from .._model._rubric import Rubric
 from ._models import BatchItem, BatchRequest, ScoreRequest
@@ -49,12 +49,7 @@ def _starlette() -> Any:
     try:
         import starlette  # noqa: F401
     except ImportError:
-        from .._errors import ConfigError
-
-        raise ConfigError(
-            "the scoring server needs starlette and uvicorn; "
-            "install them with: pip install 'rubricjudge[serve]'"
-        ) from None
+        raise missing_extra("serve", "the scoring server needs starlette and uvicorn") from None
 
 
 def create_app(settings: ServerSettings) -> Any:

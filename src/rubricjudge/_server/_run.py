@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from .._env import getenv
-from .._errors import ConfigError
+from .._errors import ConfigError, missing_extra
 from .._judges._http import is_loopback
 from ._app import create_app
 from ._settings import ServerSettings
@@ -74,10 +74,7 @@ def serve(settings: ServerSettings, host: str = "127.0.0.1", port: int = 8000) -
     try:
         import uvicorn
     except ImportError:
-        raise ConfigError(
-            "the scoring server needs starlette and uvicorn; "
-            "install them with: pip install 'rubricjudge[serve]'"
-        ) from None
+        raise missing_extra("serve", "the scoring server needs starlette and uvicorn") from None
     if settings.token is None and not is_loopback(host):
         raise ConfigError(f"refusing to serve without a token on non-loopback host {host!r}")
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")

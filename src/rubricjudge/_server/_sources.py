@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .._errors import ConfigError
+from .._errors import ConfigError, RubricNotFoundError
 from .._model._rubric import Rubric
 
 __all__ = [
@@ -36,10 +36,6 @@ _SUFFIXES = (".json", ".yaml", ".yml")
 def valid_id(rubric_id: str) -> bool:
     """True when ``rubric_id`` looks like an id: letters, digits, ``_ . -``, at most 128."""
     return bool(_ID.match(rubric_id)) and ".." not in rubric_id
-
-
-class RubricNotFoundError(LookupError):
-    """No rubric with that id (the message lists some that exist)."""
 
 
 @dataclass(frozen=True)

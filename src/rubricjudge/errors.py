@@ -1,0 +1,55 @@
+"""The error tree: every exception rubricjudge raises on purpose, under :class:`RubricJudgeError`.
+
+See ``rubricjudge._errors`` for the tree; ``UsageError`` is the caller's to fix,
+``RunError`` is something that failed while running.
+"""
+
+from __future__ import annotations
+
+from ._errors import (
+    AmbiguousBatch,
+    ConfigError,
+    DataLimitError,
+    DatasetError,
+    IllegalTransition,
+    JudgeError,
+    JudgeErrorCategory,
+    JudgeParseError,
+    MetricError,
+    Problem,
+    RegistryError,
+    RewardError,
+    RubricError,
+    RubricJudgeError,
+    RubricNotFound,
+    RubricNotFoundError,
+    RunError,
+    StorageError,
+    UsageError,
+    VerdictError,
+    VersionConflict,
+)
+
+__all__ = [
+    "AmbiguousBatch",
+    "ConfigError",
+    "DataLimitError",
+    "DatasetError",
+    "IllegalTransition",
+    "JudgeError",
+    "JudgeErrorCategory",
+    "JudgeParseError",
+    "MetricError",
+    "Problem",
+    "RegistryError",
+    "RewardError",
+    "RubricError",
+    "RubricJudgeError",
+    "RubricNotFound",
+    "RubricNotFoundError",
+    "RunError",
+    "StorageError",
+    "UsageError",
+    "VerdictError",
+    "VersionConflict",
+]

@@ -1,0 +1,16 @@
+"""Hybrid metrics beside the judge: BLEU, chrF, ROUGE, exact match, readability, perplexity."""
+
+from __future__ import annotations
+
+from ._errors import MetricError
+from ._hybrid import HybridGrader, metric_names, register_metric, unregister_metric
+from ._model import HybridMetric
+
+__all__ = [
+    "HybridGrader",
+    "HybridMetric",
+    "MetricError",
+    "metric_names",
+    "register_metric",
+    "unregister_metric",
+]

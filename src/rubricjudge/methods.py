@@ -1,0 +1,21 @@
+"""Scoring methods beyond the judge (code functions, JSON Schema, decode) and mixed rubrics."""
+
+from __future__ import annotations
+
+from ._graders._mixed import evaluate_rubric, evaluate_rubric_sync
+from ._methods import FunctionRegistry, run_method
+from ._methods._feedback import (
+    generate_criterion_feedback,
+    generate_deterministic_summary,
+    generate_feedback_summary,
+)
+
+__all__ = [
+    "FunctionRegistry",
+    "evaluate_rubric",
+    "evaluate_rubric_sync",
+    "generate_criterion_feedback",
+    "generate_deterministic_summary",
+    "generate_feedback_summary",
+    "run_method",
+]
