@@ -23,7 +23,7 @@ import pytest
 
 from chat_server import ChatServer, Reply, schema_of
 from rubricjudge import Criterion, CriterionGrader, Rubric
-from rubricjudge._cli.cmd_grade import _grade_all, _Source
+from rubricjudge._cli.cmd_grade import _Source, _write_reports
 from rubricjudge._cli.main import main
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
@@ -102,7 +102,7 @@ async def test_a_long_input_is_streamed_through_a_fixed_pool(tmp_path: Path) -> 
 
     out = Lines()
     grader = CriterionGrader(Counting(), concurrency=4)
-    tally = await _grade_all(ns, Rubric([Criterion(requirement="r")]), grader, _Source(ns), out)  # type: ignore[arg-type]
+    tally = await _write_reports(ns, Rubric([Criterion(requirement="r")]), grader, _Source(ns), out)  # type: ignore[arg-type]
     assert out.ids == [f"it{i}" for i in range(3000)]
     assert tally.items == 3000 and tally.not_graded == 0
     # the workers, a task or two per item in flight, the ticker and the test: not 3,000

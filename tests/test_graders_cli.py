@@ -15,7 +15,7 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from rubricjudge import Criterion, Rubric
-from rubricjudge._cli.cmd_grade import _grade_all, _Source
+from rubricjudge._cli.cmd_grade import _Source, _write_reports
 from rubricjudge._cli.main import main
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest
@@ -184,7 +184,7 @@ async def test_results_are_written_in_order_as_soon_as_possible(tmp_path: Path) 
     args.concurrency = 4
     out = Recorder()
     grader = CriterionGrader(Waiting())
-    tally = await asyncio.wait_for(_grade_all(args, rubric, grader, _Source(args), out), 30)
+    tally = await asyncio.wait_for(_write_reports(args, rubric, grader, _Source(args), out), 30)
     assert [json.loads(x)["id"] for x in out.getvalue().splitlines()] == ["0", "1", "2", "3"]
     assert tally.items == 4 and tally.not_graded == 0
 

@@ -15,7 +15,7 @@ from .._model._reports import EvaluationReport
 if TYPE_CHECKING:
     from .._judges._fleet import EndpointStats
 
-__all__ = ["Item", "Tally", "estimate_cost", "iter_items", "read_items"]
+__all__ = ["Item", "Tally", "iter_items", "read_items"]
 
 
 @dataclass(frozen=True)
@@ -90,26 +90,6 @@ def iter_items(stream: IO[str], name: str) -> Iterator[Item]:
             query=_text(obj, "query", where),
             reference=reference,
         )
-
-
-def estimate_cost(spec: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """Dollars for a judge spec, or None when its price is unknown."""
-    prefix, _, model = spec.partition("/")
-    if prefix in ("fake", "local"):
-        return 0.0
-    if not model:
-        return None
-    try:
-        from genai_prices import Usage, calc_price
-
-        price = calc_price(
-            Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
-            model_ref=model,
-            provider_id=prefix,
-        )
-        return float(price.total_price)
-    except Exception:  # unknown model, provider or missing extra: unknown, never 0
-        return None
 
 
 def _histogram(scores: Sequence[float]) -> list[str]:

@@ -128,7 +128,7 @@ def cascade_estimate(args: argparse.Namespace, grader: Any, calls: int, tokens: 
     if not getattr(args, "escalate_to", None) or not hasattr(grader, "members"):
         return None
     from .._calibration import Calibration
-    from ._grade_io import estimate_cost
+    from .._judges._cost import estimate_cost
 
     calibration = getattr(grader, "calibration", None)
     if calibration is None and hasattr(grader, "default_calibration"):

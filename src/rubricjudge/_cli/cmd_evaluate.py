@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
+from ._grader_args import build_grader, dry_run, grader_spec
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
 
 __all__ = ["register", "run"]
-
-GRADERS = ("per-criterion", "one-shot", "holistic")
 
 
 def register(subparsers: Any) -> None:
@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--judge", help="judge spec (default: local)")
     p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
     p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
-    p.add_argument("--grader", choices=GRADERS, default="per-criterion")
+    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion")
     p.add_argument("--run-dir", help="directory of the run store (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     p.add_argument(
@@ -85,16 +85,7 @@ def _dataset_source(spec: str) -> str:
     return str(Path(spec).resolve())
 
 
-def build_grader(args: argparse.Namespace) -> Any:
-    """Build the grader the ``--grader`` / ``--judge`` / ``--judges`` options ask for."""
-    from .cmd_grade import _grader
-
-    return _grader(args)
-
-
 def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
-    from .cmd_grade import dry_run
-
     if args.batch_api:
         from .._runs._batch_run import check_batchable
 
@@ -115,11 +106,10 @@ def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
 
 def _ray_executor(args: argparse.Namespace) -> Any:
     from .._ray._executor import RayExecutor
-    from .cmd_grade import _grader_spec
 
     if args.ray_actors is not None and args.ray_actors < 1:
         raise ConfigError(f"--ray-actors {args.ray_actors!r} must be at least 1")
-    return RayExecutor(_grader_spec(args), actors=args.ray_actors, address=args.ray_address)
+    return RayExecutor(grader_spec(args), actors=args.ray_actors, address=args.ray_address)
 
 
 def run(args: argparse.Namespace) -> int:

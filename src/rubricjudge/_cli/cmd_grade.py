@@ -17,30 +17,25 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from .._errors import ConfigError
+from .._graders._spec import GRADER_KINDS
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from .._runs._fingerprint import fingerprint
-from ._batch_args import add_batch_args, batch_options, batch_saving
-from ._grade_io import Item, Tally, estimate_cost, iter_items
+from ._batch_args import add_batch_args, batch_options
+from ._grade_io import Item, Tally, iter_items
+from ._grader_args import build_grader, dry_run, judge_names
 from ._trust_args import (
     BASE_URL_HELP,
     add_cache_args,
     add_trust_args,
-    base_url_option,
-    cache_options,
-    cascade_estimate,
-    trust_options,
 )
 
-__all__ = ["dry_run", "register", "run"]
-
-GRADERS = ("per-criterion", "one-shot", "holistic")
-COMPLETION_TOKENS = {"per-criterion": 40, "one-shot": 40, "holistic": 60}
+__all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> None:
@@ -67,7 +62,7 @@ def register(subparsers: Any) -> None:
         help="an ensemble: specs separated by commas or spaces; SPEC=WEIGHT sets a vote "
         "weight (votes are weighted; a criterion's own aggregation still wins)",
     )
-    p.add_argument("--grader", choices=GRADERS, default="per-criterion")
+    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion")
     p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
     p.add_argument(
         "--run-dir",
@@ -105,63 +100,6 @@ def _load_rubric(path: str) -> Rubric:
 
     rubric: Rubric = load_file(path)
     return rubric
-
-
-def _judge_specs(args: argparse.Namespace) -> list[Any]:
-    from .._graders import JudgeSpec
-
-    if not args.judges:
-        return []
-    specs: list[Any] = []
-    for chunk in args.judges:
-        for spec in filter(None, (s.strip() for s in chunk.split(","))):
-            name, sep, weight = spec.rpartition("=")
-            if sep:
-                try:
-                    specs.append(JudgeSpec(name, weight=float(weight)))
-                    continue
-                except ValueError:
-                    raise ConfigError(
-                        f"--judges: weight {weight!r} of {name!r} is not a number"
-                    ) from None
-            specs.append(JudgeSpec(spec))
-    return specs
-
-
-def _grader_spec(args: argparse.Namespace) -> Any:
-    """The :class:`GraderSpec` the options ask for (plain data: a Ray actor rebuilds it)."""
-    from .._graders._spec import GraderSpec
-
-    kind = args.grader
-    if args.concurrency < 1:
-        raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
-    options: dict[str, Any] = {"concurrency": args.concurrency}
-    options.update(trust_options(args, kind))
-    max_examples = getattr(args, "max_examples", None)  # `evaluate` shares this helper
-    if max_examples is not None and kind != "holistic":
-        options["max_examples"] = max_examples
-    judge_options = cache_options(args)
-    if args.base_url:
-        judge_options["base_url"] = base_url_option(args.base_url)
-    if judge_options:
-        options["judge_options"] = judge_options
-    judges = _judge_specs(args)
-    if judges and args.judge:
-        raise ConfigError("give --judge or --judges, not both")
-    if judges:
-        if kind != "holistic":
-            # with equal weights these equal majority / mean / mode; SPEC=WEIGHT then counts
-            options.update(
-                aggregation="weighted",
-                ordinal_aggregation="weighted_mean",
-                nominal_aggregation="weighted_mode",
-            )
-        return GraderSpec(kind, judges=judges, options=options)
-    return GraderSpec(kind, args.judge or "local", options=options)
-
-
-def _grader(args: argparse.Namespace) -> Any:
-    return _grader_spec(args).build()
 
 
 class _Source:
@@ -222,123 +160,37 @@ class _Source:
                 yield from iter_items(f, str(self.path))
 
 
-def _spec_names(args: argparse.Namespace) -> list[str]:
-    if args.judges:
-        return [getattr(s, "judge", s) for s in _judge_specs(args)]
-    return [args.judge or "local"]
-
-
-def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source) -> int:
-    work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
-    return dry_run(args, grader, work)
-
-
-def dry_run(args: argparse.Namespace, grader: Any, work: Iterable[tuple[Any, ...]]) -> int:
-    """Print the calls, tokens and dollars of grading ``work``; call nothing.
-
-    ``work`` yields (rubric, submission, query, reference) tuples; with ``--batch-api``
-    the cost at batch prices and the saving are printed too.
-    """
-    calls = tokens = items = 0
-    for rubric, submission, query, reference in work:
-        plan = grader.plan(rubric, submission, query=query, reference_submission=reference)
-        calls += plan.judge_calls
-        tokens += plan.prompt_tokens
-        items += 1
-    completion = calls * COMPLETION_TOKENS[args.grader]
-    names = _spec_names(args)
-    costs = [estimate_cost(str(n), tokens // len(names), completion // len(names)) for n in names]
-    cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
-    print(
-        f"dry run: {items} items, {calls} judge calls, about {tokens} prompt tokens "
-        f"+ {completion} completion tokens, about {cost} ({', '.join(names)})",
-        file=sys.stderr,
-    )
-    if getattr(args, "batch_api", False):
-        print(batch_saving(costs), file=sys.stderr)
-    cascade = cascade_estimate(args, grader, calls, tokens)
-    if cascade:
-        print(cascade, file=sys.stderr)
-    return 0
-
-
-async def _grade_all(
+async def _write_reports(
     args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source, out: IO[str]
 ) -> Tally:
-    from .._runs._batch_judge import BatchJudge
-    from .._runs._batch_run import refuse_open_batches, run_batches
-    from .._runs._engine import RunSession, prepare_store
-    from .._runs._fingerprint import describe_grader
-    from .._runs._job import Job
-    from .._runs._ordered import OrderedWriter
-    from .._runs._progress import make_progress
-    from .._runs._recording import RecordingJudge
-    from .._version import __version__
+    """Grade every item through the runs layer's driver; write each report as one line."""
+    from .._runs._drive import RunOptions, grade_items
 
     tally = Tally()
-    concurrency = max(1, args.concurrency)
-    batch = batch_options(args)
-    wrapper = RecordingJudge if batch is None else BatchJudge
-    with RunSession(grader, args.run_dir, total=source.total, wrapper=wrapper) as session:
-        store = session.store
-        finished: set[str] = set()
-        if store is not None:
-            fps = {
-                "input": source.fingerprint,
-                "rubric": fingerprint(rubric.model_dump(mode="json", exclude_none=True)),
-                "judge configuration": fingerprint(describe_grader(grader, session.described)),
-            }
-            prepare_store(store, fps, resume=args.resume, force=args.force)
-            if batch is None:
-                refuse_open_batches(store)
-            store.set_meta({"command": "grade", "rubricjudge_version": __version__})
-            session.load_stored_judgments()
-            finished = {k for k, status in store.item_statuses().items() if status == "done"}
-        if batch is not None:
 
-            def todo() -> Iterator[Job]:
-                for pos, it in enumerate(source.items()):
-                    if it.id not in finished:
-                        yield Job(pos, it.id, rubric, it.submission, it.query, it.reference)
+    def emit(report: EvaluationReport) -> None:
+        tally.add(report)
+        data = report.to_jsonable()
+        data = {"id": data.pop("id", None), **data}  # the id first, for people reading
+        out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        out.flush()
 
-            await run_batches(session, todo, batch, concurrency=concurrency)
-
-        def emit(result: EvaluationReport | str) -> None:
-            if isinstance(result, str):  # an item finished in an earlier session
-                assert store is not None
-                stored = store.get_report(result)
-                report = (
-                    EvaluationReport.model_validate_json(stored)
-                    if stored is not None
-                    else EvaluationReport(score=None, error="stored report missing", id=result)
-                )
-            else:
-                report = result
-            tally.add(report)
-            data = report.to_jsonable()
-            data = {"id": data.pop("id", None), **data}  # the id first, for people reading
-            out.write(json.dumps(data, ensure_ascii=False) + "\n")
-            out.flush()
-
-        writer: OrderedWriter[EvaluationReport | str] = OrderedWriter(emit, window=4 * concurrency)
-
-        def jobs() -> Iterator[Job]:
-            for it in source.items():
-                pos = writer.take()
-                if it.id in finished:
-                    writer.put(pos, it.id)  # read back from the store when its turn comes
-                    continue
-                yield Job(pos, it.id, rubric, it.submission, it.query, it.reference)
-
-        def done(job: Job, outcome: Any, report: EvaluationReport | None) -> None:
-            if report is None:  # grading raised: recorded in the item's line
-                report = EvaluationReport(score=None, error=outcome.error, id=job.key)
-            writer.put(job.index, report)
-
-        total = source.total
-        bar = make_progress(None, total, min(len(finished), total or 0))
-        await session.run(jobs(), concurrency=concurrency, bar=bar, on_done=done, room=writer.room)
-        tally.endpoints = session.endpoint_stats()
+    options = RunOptions(
+        run_dir=args.run_dir,
+        resume=args.resume,
+        force=args.force,
+        concurrency=max(1, args.concurrency),
+        batch=batch_options(args),
+    )
+    tally.endpoints = await grade_items(
+        rubric,
+        source.items,
+        grader,
+        emit,
+        total=source.total,
+        input_fingerprint=source.fingerprint,
+        options=options,
+    )
     return tally
 
 
@@ -347,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and not args.run_dir:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     rubric = _load_rubric(args.rubric)
-    grader = _grader(args)
+    grader = build_grader(args)
     if getattr(args, "batch_api", False):
         from .._runs._batch_run import check_batchable
 
@@ -356,7 +208,8 @@ def run(args: argparse.Namespace) -> int:
             batch_options(args)  # refuses a missing --run-dir before any input is read
     source = _Source(args)
     if args.dry_run:
-        return _dry_run(args, rubric, grader, source)
+        work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
+        return dry_run(args, grader, work)
     out: IO[str]
     tmp: Path | None = None
     if args.output:  # a temporary file beside the output, renamed on success
@@ -372,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
         out = sys.stdout
     ok = False
     try:
-        tally = asyncio.run(_grade_all(args, rubric, grader, source, out))
+        tally = asyncio.run(_write_reports(args, rubric, grader, source, out))
         ok = True
     finally:
         if tmp is not None:
@@ -384,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
                 os.replace(tmp, args.output)
             else:  # what the user had at -o is left as it was
                 tmp.unlink(missing_ok=True)
-    print(tally.text(judges=", ".join(_spec_names(args)), grader=args.grader), file=sys.stderr)
+    print(tally.text(judges=", ".join(judge_names(args)), grader=args.grader), file=sys.stderr)
     if tally.items and tally.not_graded == tally.items:
         print("rubricjudge: error: no item could be graded (see the errors above)", file=sys.stderr)
         return 1

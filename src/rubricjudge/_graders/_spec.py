@@ -9,6 +9,7 @@ again wherever it is unpickled: on a Ray actor, once per actor.
 from __future__ import annotations
 
 import difflib
+import importlib
 import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,9 +21,28 @@ from ._ensemble import JudgeSpec
 if TYPE_CHECKING:
     from ._base import Grader
 
-__all__ = ["GRADER_KINDS", "GraderSpec"]
+__all__ = ["GRADER_KINDS", "GraderSpec", "completion_tokens"]
 
-GRADER_KINDS = ("per-criterion", "one-shot", "holistic")
+
+@dataclass(frozen=True)
+class _Kind:
+    module: str  # where the class is (imported when a grader is built)
+    cls: str
+    completion_tokens: int  # a judge reply's tokens, for dry-run estimates
+
+
+# the one list of grader kinds: the CLI's --grader choices, GraderSpec and dry runs read it
+_KINDS = {
+    "per-criterion": _Kind("._criterion", "CriterionGrader", 40),
+    "one-shot": _Kind("._oneshot", "PerCriterionOneShotGrader", 40),
+    "holistic": _Kind("._holistic", "RubricAsJudgeGrader", 60),
+}
+GRADER_KINDS = tuple(_KINDS)
+
+
+def completion_tokens(kind: str) -> int:
+    """The completion tokens a dry run expects of one judge call of this grader kind."""
+    return _KINDS[kind].completion_tokens
 
 
 @dataclass(frozen=True)
@@ -70,16 +90,8 @@ class GraderSpec:
 
     def build(self) -> Grader:
         """Build the grader this spec describes."""
-        from ._criterion import CriterionGrader
-        from ._holistic import RubricAsJudgeGrader
-        from ._oneshot import PerCriterionOneShotGrader
-
-        classes: dict[str, type[Grader]] = {
-            "per-criterion": CriterionGrader,
-            "one-shot": PerCriterionOneShotGrader,
-            "holistic": RubricAsJudgeGrader,
-        }
-        cls = classes[self.grader]
+        kind = _KINDS[self.grader]
+        cls: type[Grader] = getattr(importlib.import_module(kind.module, __package__), kind.cls)
         if self.judges is not None:
             return cls(judges=list(self.judges), **self.options)
         return cls(self.judge or "local", **self.options)

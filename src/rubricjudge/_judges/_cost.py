@@ -13,8 +13,9 @@ from collections.abc import Mapping
 
 from .._errors import ConfigError
 from .._model._reports import TokenUsage
+from ._spec import split_spec
 
-__all__ = ["BATCH_DISCOUNT", "PRICE_KEYS", "check_prices", "cost_of"]
+__all__ = ["BATCH_DISCOUNT", "PRICE_KEYS", "check_prices", "cost_of", "estimate_cost"]
 
 PRICE_KEYS = frozenset({"input", "output", "cached_input"})
 BATCH_DISCOUNT = 0.5
@@ -106,3 +107,23 @@ def cost_of(
     if prices is not None:
         return _from_user(prices, usage)
     return _from_table(provider, model, api_url, usage)
+
+
+def estimate_cost(spec: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Dollars a dry run expects for a judge spec's tokens, or None when the price is unknown."""
+    prefix, model = split_spec(spec)
+    if prefix in ("fake", "local"):
+        return 0.0
+    if not model:
+        return None
+    try:
+        from genai_prices import Usage, calc_price
+
+        price = calc_price(
+            Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+            model_ref=model,
+            provider_id=prefix,
+        )
+        return float(price.total_price)
+    except Exception:  # unknown model, provider or missing extra: unknown, never 0
+        return None

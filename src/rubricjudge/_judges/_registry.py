@@ -15,6 +15,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from ._base import Judge, JudgeConfig
+from ._spec import split_spec
 
 __all__ = ["get_judge", "judge_backends", "register_judge"]
 
@@ -77,7 +78,7 @@ def get_judge(spec: Any, config: JudgeConfig | None = None, **options: Any) -> J
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"judge spec {spec!r} is not a string, Judge or callable")
     _load_builtins()
-    prefix, _, model = spec.strip().partition("/")
+    prefix, model = split_spec(spec)
     factory = _FACTORIES.get(prefix)
     if factory is None:
         near = difflib.get_close_matches(prefix, list(_FACTORIES), n=1)

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport
 from .._version import __version__
-from ._batch_judge import BatchJudge
-from ._batch_run import BatchOptions, check_batchable, refuse_open_batches, run_batches
-from ._engine import DATASET_COPY, RunSession, prepare_store
+from ._batch_run import BatchOptions
+from ._drive import RunOptions, drive
+from ._engine import DATASET_COPY, RunSession
 from ._fingerprint import item_key, run_fingerprints
 from ._job import Job
-from ._progress import ProgressArg, make_progress
-from ._recording import RecordingJudge
+from ._progress import ProgressArg
 from ._result import ItemOutcome, RunResult
+from ._store import StoredItem
 
 if TYPE_CHECKING:
     from ._remote import Executor
@@ -95,64 +95,41 @@ async def evaluate(
     keys = _keys(dataset)
     size = len(keys)
     scope = size if max_items is None else min(max_items, size)
-    finished: set[str] = set()
     outcomes: list[ItemOutcome | None] = [None] * scope
     batch = BatchOptions() if batch_api is True else batch_api or None
-    if batch is not None:
-        check_batchable(grader)
-        if run_dir is None:
-            raise ConfigError(
-                "batch_api needs run_dir (--batch-api needs --run-dir): batch ids are committed "
-                "there, so a killed run resumes by polling the batches it already created"
-            )
-    if batch is not None and executor is not None:
-        raise ConfigError("batch_api and executor do not go together: choose one")
-    wrapper = RecordingJudge if batch is None else BatchJudge
-    with RunSession(grader, run_dir, total=scope, wrapper=wrapper, executor=executor) as session:
-        store = session.store
-        if store is not None:
-            fps = run_fingerprints(dataset, grader, session.described)
-            prepare_store(store, fps, resume=resume, force=force)
-            if batch is None:
-                refuse_open_batches(store)
-            meta = {
-                "dataset_size": str(size),
-                "items_in_scope": str(scope),
-                "rubricjudge_version": __version__,
-            }
-            if dataset_source is not None:
-                meta["dataset_source"] = dataset_source
-            store.set_meta(meta)
-            session.load_stored_judgments()
-            _save_dataset(dataset, store.run_dir)
-            for stored in store.iter_items():
-                if stored.status != "done" or stored.index >= scope:
-                    continue
-                finished.add(stored.key)
-                outcomes[stored.index] = ItemOutcome(
-                    stored.key, stored.index, "done", stored.score, stored.error
-                )
-                if stored.report_json is not None:
-                    report = EvaluationReport.model_validate_json(stored.report_json)
-                    session.builder.add_report(stored.key, report)
-            session.builder.resumed = len(finished)
+    meta = {
+        "dataset_size": str(size),
+        "items_in_scope": str(scope),
+        "rubricjudge_version": __version__,
+    }
+    if dataset_source is not None:
+        meta["dataset_source"] = dataset_source
 
-        def todo() -> Iterator[Job]:
-            return (_job(dataset, i, keys[i]) for i in range(scope) if keys[i] not in finished)
+    def todo(finished: set[str]) -> Iterator[Job]:
+        return (_job(dataset, i, keys[i]) for i in range(scope) if keys[i] not in finished)
 
-        if batch is not None:
-            runs = min(concurrency, scope) or 1
-            await run_batches(session, todo, batch, concurrency=runs, progress=progress)
-        bar = make_progress(progress, scope, len(finished))
-        jobs = todo()
+    def stored(session: RunSession, item: StoredItem) -> None:
+        outcomes[item.index] = ItemOutcome(item.key, item.index, "done", item.score, item.error)
+        if item.report_json is not None:
+            report = EvaluationReport.model_validate_json(item.report_json)
+            session.builder.add_report(item.key, report)
 
-        def keep(job: Job, outcome: ItemOutcome, report: EvaluationReport | None) -> None:
-            outcome.report = report if store is None else None
-            outcomes[job.index] = outcome
+    def keep(job: Job, outcome: ItemOutcome, report: EvaluationReport | None) -> None:
+        outcome.report = report if run_dir is None else None
+        outcomes[job.index] = outcome
 
-        lanes = concurrency * (executor.width if executor is not None else 1)
-        await session.run(jobs, concurrency=min(lanes, scope) or 1, bar=bar, on_done=keep)
-        summary = session.summary()
+    summary = await drive(
+        grader,
+        todo,
+        total=scope,
+        fingerprints=lambda described: run_fingerprints(dataset, grader, described),
+        meta=meta,
+        options=RunOptions(run_dir, resume, force, concurrency, batch, executor, progress),
+        on_done=keep,
+        finish=lambda session: session.summary(),
+        on_stored=stored,
+        prepared=lambda store: _save_dataset(dataset, store.run_dir),
+    )
     done = [o for o in outcomes if o is not None]
     rd = Path(run_dir) if run_dir is not None else None
     return RunResult(done, summary, dataset_size=size, run_dir=rd)

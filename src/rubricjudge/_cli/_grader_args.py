@@ -1,0 +1,95 @@
+"""What ``grade`` and ``evaluate`` share: the grader their flags ask for, and the dry run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from .._errors import ConfigError
+from ._batch_args import batch_saving
+from ._trust_args import base_url_option, cache_options, cascade_estimate, trust_options
+
+__all__ = ["build_grader", "dry_run", "grader_spec", "judge_names"]
+
+
+def _judge_specs(args: argparse.Namespace) -> list[Any]:
+    from .._graders import JudgeSpec
+    from .._judges._spec import weighted_specs
+
+    if not args.judges:
+        return []
+    return [
+        JudgeSpec(name) if weight is None else JudgeSpec(name, weight=weight)
+        for name, weight in weighted_specs(args.judges)
+    ]
+
+
+def judge_names(args: argparse.Namespace) -> list[str]:
+    """The judge specs the flags name (``--judges``' without weights), default ``local``."""
+    if args.judges:
+        return [getattr(s, "judge", s) for s in _judge_specs(args)]
+    return [args.judge or "local"]
+
+
+def grader_spec(args: argparse.Namespace) -> Any:
+    """The :class:`GraderSpec` the options ask for (plain data: a Ray actor rebuilds it)."""
+    from .._graders._spec import GraderSpec
+
+    kind = args.grader
+    if args.concurrency < 1:
+        raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
+    options: dict[str, Any] = {"concurrency": args.concurrency}
+    options.update(trust_options(args, kind))
+    max_examples = getattr(args, "max_examples", None)  # `evaluate` has no --max-examples
+    if max_examples is not None and kind != "holistic":
+        options["max_examples"] = max_examples
+    judge_options = cache_options(args)
+    if args.base_url:
+        judge_options["base_url"] = base_url_option(args.base_url)
+    if judge_options:
+        options["judge_options"] = judge_options
+    judges = _judge_specs(args)
+    if judges and args.judge:
+        raise ConfigError("give --judge or --judges, not both")
+    if judges:
+        if kind != "holistic":
+            # with equal weights these equal majority / mean / mode; SPEC=WEIGHT then counts
+            options.update(
+                aggregation="weighted",
+                ordinal_aggregation="weighted_mean",
+                nominal_aggregation="weighted_mode",
+            )
+        return GraderSpec(kind, judges=judges, options=options)
+    return GraderSpec(kind, args.judge or "local", options=options)
+
+
+def build_grader(args: argparse.Namespace) -> Any:
+    """Build the grader the ``--grader`` / ``--judge`` / ``--judges`` options ask for."""
+    return grader_spec(args).build()
+
+
+def dry_run(args: argparse.Namespace, grader: Any, work: Iterable[tuple[Any, ...]]) -> int:
+    """Print the calls, tokens and dollars of grading ``work``; call nothing.
+
+    ``work`` yields (rubric, submission, query, reference) tuples; with ``--batch-api``
+    the cost at batch prices and the saving are printed too.
+    """
+    from .._runs._plan import estimate_run
+
+    names = judge_names(args)
+    est = estimate_run(grader, work, names, args.grader)
+    costs = est.costs
+    cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
+    print(
+        f"dry run: {est.items} items, {est.calls} judge calls, about {est.prompt_tokens} prompt "
+        f"tokens + {est.completion_tokens} completion tokens, about {cost} ({', '.join(names)})",
+        file=sys.stderr,
+    )
+    if getattr(args, "batch_api", False):
+        print(batch_saving(costs), file=sys.stderr)
+    cascade = cascade_estimate(args, grader, est.calls, est.prompt_tokens)
+    if cascade:
+        print(cascade, file=sys.stderr)
+    return 0
