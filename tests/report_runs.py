@@ -13,7 +13,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from rubricjudge import Criterion, CriterionOption, JudgeError, Rubric, RubricDataset
+from helpers import sky_rubric
+from rubricjudge import Criterion, JudgeError, Rubric, RubricDataset
 from rubricjudge._calibration import Calibration, CalibrationGroup
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._graders._ensemble import JudgeSpec
@@ -24,24 +25,12 @@ from rubricjudge._runs import evaluate_sync
 HOSTILE = "</script><img src=x onerror=\"document.title='pwned'\"><!-- <b>bold</b>"
 PRICE = "price <i>$5</i>-$10"  # HTML for the page and mathtext for matplotlib: both text
 FAILING = "answer number 13:"  # every judge fails on item-013
-LEVELS = [
-    CriterionOption(label="poor", value=0.0),
-    CriterionOption(label="fair", value=0.5),
-    CriterionOption(label="great", value=1.0),
-]
 
 
 def rubric() -> Rubric:
     """Binary, penalty and multi-choice criteria; one name reads like HTML and mathtext."""
-    return Rubric(
-        [
-            Criterion(name="cause", weight=10, requirement="Names Rayleigh scattering"),
-            Criterion(name=PRICE, weight=5, requirement="Quotes a price between $5 and $10"),
-            Criterion(name="myth", weight=-5, requirement="Claims the sky reflects the ocean"),
-            Criterion(name="clarity", weight=4, requirement="How clear is it?", options=LEVELS),
-        ],
-        pass_threshold=0.5,
-    )
+    price = Criterion(name=PRICE, weight=5, requirement="Quotes a price between $5 and $10")
+    return sky_rubric(between=[price], pass_threshold=0.5)
 
 
 def dataset(n: int, seed: int) -> RubricDataset:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubricjudge import Criterion, CriterionOption, JudgeError, Rubric
+from helpers import graded_levels
+from rubricjudge import Criterion, JudgeError, Rubric
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods._feedback import (
     generate_criterion_feedback,
@@ -13,16 +14,7 @@ from rubricjudge._methods._feedback import (
 )
 from rubricjudge._model._scoring import finalize, reports_from_verdicts
 
-LEVELS = [
-    CriterionOption(id="fail", label="Fail", value=0.0, description="Unclear"),
-    CriterionOption(id="pass", label="Pass", value=0.7, description="Understandable"),
-    CriterionOption(
-        id="excellent",
-        label="Excellent",
-        value=1.0,
-        description="Covers all required topics with depth",
-    ),
-]
+LEVELS = graded_levels("Unclear", "Understandable", "Covers all required topics with depth")
 RUBRIC = Rubric(
     [
         Criterion(name="Clarity", requirement="Is clear to a newcomer", weight=0.5, options=LEVELS),

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from helpers import LEVELS, sky_rubric
 from rubricjudge import ConfigError, Criterion, CriterionOption, CriterionVerdict, Rubric
 from rubricjudge._graders import CriterionGrader, LengthPenalty, PerCriterionGrader
 from rubricjudge._graders._inputs import compute_length_penalty, to_submission
@@ -27,22 +28,9 @@ def v(verdict: str) -> dict[str, str]:
     return {"reason": "because", "verdict": verdict}
 
 
-LEVELS = [
-    CriterionOption(label="poor", value=0.0),
-    CriterionOption(label="fair", value=0.5),
-    CriterionOption(label="great", value=1.0),
-]
-
-
 @pytest.fixture
 def rubric() -> Rubric:
-    return Rubric(
-        [
-            Criterion(name="cause", weight=10, requirement="Names Rayleigh scattering"),
-            Criterion(name="myth", weight=-5, requirement="Claims the sky reflects the ocean"),
-            Criterion(name="clarity", weight=4, requirement="How clear is it?", options=LEVELS),
-        ]
-    )
+    return sky_rubric()
 
 
 async def test_scores_come_from_the_shared_scoring(rubric: Rubric) -> None:

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from helpers import levels
 from rubricjudge import (
     ConfigError,
     Criterion,
-    CriterionOption,
     CriterionVerdict,
     JudgeError,
     Rubric,
@@ -21,11 +21,7 @@ from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods import FunctionRegistry
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
-LEVELS = [
-    CriterionOption(label="low", value=0.0),
-    CriterionOption(label="mid", value=0.5),
-    CriterionOption(label="high", value=1.0),
-]
+LEVELS = levels("low", "mid", "high")
 WORST = {"positive": "UNMET", "negative": "MET"}
 
 

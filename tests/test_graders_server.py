@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from chat_server import ChatServer, Reply, schema_of
-from rubricjudge import Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric
+from helpers import levels, sky_rubric
+from rubricjudge import CriterionVerdict, JudgeError, Rubric
 from rubricjudge._graders import (
     CriterionGrader,
     JudgeSpec,
@@ -24,22 +25,13 @@ from rubricjudge._graders._prompts import SYSTEM_CRITERION, SYSTEM_HOLISTIC, SYS
 from rubricjudge._judges._registry import get_judge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
-LEVELS = [
-    CriterionOption(label="vague", value=0.0),
-    CriterionOption(label="clear", value=1.0),
-]
+LEVELS = levels("vague", "clear")
 NO_WAIT = {"Retry-After": "0"}  # the reliability layer honours it: retries without sleeping
 
 
 @pytest.fixture
 def rubric() -> Rubric:
-    return Rubric(
-        [
-            Criterion(name="cause", weight=10, requirement="Names Rayleigh scattering"),
-            Criterion(name="myth", weight=-5, requirement="Claims the sky reflects the ocean"),
-            Criterion(name="clarity", weight=2, requirement="How clear is it?", options=LEVELS),
-        ]
-    )
+    return sky_rubric(clarity_weight=2, clarity=LEVELS)
 
 
 def user_of(body: Any) -> str:

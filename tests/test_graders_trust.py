@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from helpers import LEVELS, sky_rubric
 from rubricjudge import (
     ConfigError,
     Criterion,
-    CriterionOption,
     CriterionVerdict,
     JudgeError,
     Rubric,
@@ -24,11 +24,6 @@ from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
-LEVELS = [
-    CriterionOption(label="poor", value=0.0),
-    CriterionOption(label="fair", value=0.5),
-    CriterionOption(label="great", value=1.0),
-]
 
 
 def resp(data: dict[str, Any], probs: dict[str, float] | None = None) -> JudgeResponse:
@@ -48,13 +43,7 @@ def by_kind(answers: dict[str, Any], *, name: str = "fake") -> FakeJudge:
 
 @pytest.fixture
 def rubric() -> Rubric:
-    return Rubric(
-        [
-            Criterion(name="cause", weight=10, requirement="Names Rayleigh scattering"),
-            Criterion(name="myth", weight=-5, requirement="Claims the sky reflects the ocean"),
-            Criterion(name="clarity", weight=4, requirement="How clear is it?", options=LEVELS),
-        ]
-    )
+    return sky_rubric()
 
 
 SUB = "Air molecules scatter blue light more than red light (Rayleigh scattering)."

@@ -8,18 +8,15 @@ from typing import Any
 
 import pytest
 
-from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
+from helpers import graded_levels
+from rubricjudge import ConfigError, Criterion, Rubric, ScoringMethod
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._graders._mixed import evaluate_rubric, evaluate_rubric_sync
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods import FunctionRegistry
 
-LEVELS = [
-    CriterionOption(id="fail", label="Fail", value=0.0, description="Too few"),
-    CriterionOption(id="pass", label="Pass", value=0.7, description="Enough"),
-    CriterionOption(id="excellent", label="Excellent", value=1.0, description="Plenty"),
-]
+LEVELS = graded_levels("Too few", "Enough", "Plenty")
 
 
 def fn(cid: str, ref: str, weight: float = 1.0, options: Any = LEVELS) -> Criterion:

@@ -8,14 +8,11 @@ from typing import Any
 
 import pytest
 
+from helpers import graded_levels
 from rubricjudge import ConfigError, Criterion, CriterionOption, CriterionVerdict, ScoringMethod
 from rubricjudge._methods import FunctionRegistry, FunctionResult, run_method
 
-LEVELS = [
-    CriterionOption(id="fail", label="Fail", value=0.0, description="Fewer than 3"),
-    CriterionOption(id="pass", label="Pass", value=0.7, description="3 to 9"),
-    CriterionOption(id="excellent", label="Excellent", value=1.0, description="10 or more"),
-]
+LEVELS = graded_levels("Fewer than 3", "3 to 9", "10 or more")
 
 
 def crit(

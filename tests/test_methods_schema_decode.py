@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from helpers import graded_levels
 from rubricjudge import (
     ConfigError,
     Criterion,
@@ -21,13 +22,7 @@ from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods import FunctionRegistry, run_method
 
-LEVELS = [
-    CriterionOption(id="fail", label="Fail", value=0.0, description="Not usable"),
-    CriterionOption(
-        id="pass", label="Pass", value=0.7, description="Usable", indicators=["age-appropriate"]
-    ),
-    CriterionOption(id="excellent", label="Excellent", value=1.0, description="Great"),
-]
+LEVELS = graded_levels("Not usable", "Usable", "Great", indicators=["age-appropriate"])
 SCHEMA = {
     "type": "object",
     "required": ["questions"],
