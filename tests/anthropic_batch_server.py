@@ -39,11 +39,12 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from anthropic_server import tool_use
+from local_server import LocalServer
 from rubricjudge._judges._fake import fake_reply_for_schema
 
 __all__ = ["AnthropicBatchServer"]
@@ -58,7 +59,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-class AnthropicBatchServer:
+class AnthropicBatchServer(LocalServer):
     """The server: script it, read its log; ``base_url`` has no ``/v1`` (as the SDK's)."""
 
     def __init__(self) -> None:
@@ -78,32 +79,15 @@ class AnthropicBatchServer:
         self.release = threading.Event()
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
-        self._httpd: ThreadingHTTPServer | None = None
 
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
-        assert self._httpd is not None
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
-
-    def __enter__(self) -> AnthropicBatchServer:
+    def request_handler(self) -> type[BaseHTTPRequestHandler]:
+        """The handler class, bound to this server."""
         owner = self
 
         class Handler(_Handler):
             state = owner
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        ).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
+        return Handler
 
     # -- the API ---------------------------------------------------------------------
     def create(self, body: Any, size: int, *, log: bool = True) -> tuple[int, Any]:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from local_server import LocalServer
 
 __all__ = ["AnthropicServer", "Error", "Recorded", "message", "tool_use"]
 
@@ -78,13 +80,18 @@ def tool_use(
     return message(blocks, stop_reason="tool_use", usage=usage)
 
 
-class AnthropicServer:
+class AnthropicServer(LocalServer):
     """The server: ``script()`` replies, read ``requests``; ``base_url`` has no ``/v1``."""
 
     def __init__(self) -> None:
         self.requests: list[Recorded] = []
         self._queue: list[dict[str, Any] | Error] = []
         self._lock = threading.Lock()
+
+    poll_interval = 0.05
+
+    def request_handler(self) -> type[BaseHTTPRequestHandler]:
+        """The handler class, bound to this server."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -120,29 +127,10 @@ class AnthropicServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return Handler
 
     def script(self, *replies: dict[str, Any] | Error) -> AnthropicServer:
         """Queue replies, answered in order."""
         with self._lock:
             self._queue.extend(replies)
         return self
-
-    def __enter__(self) -> AnthropicServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)

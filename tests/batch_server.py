@@ -40,11 +40,12 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from chat_server import Reply, _completion, schema_of
+from local_server import LocalServer
 from rubricjudge._judges._fake import fake_reply_for_schema
 
 __all__ = ["BatchServer"]
@@ -53,7 +54,7 @@ MAX_LINES = 50_000
 MAX_BYTES = 200 * 1024 * 1024
 
 
-class BatchServer:
+class BatchServer(LocalServer):
     """The server: script it, read its log, ``base_url`` ends in ``/v1``."""
 
     def __init__(self) -> None:
@@ -73,41 +74,18 @@ class BatchServer:
         self.release = threading.Event()  # ends a hung create (the client is long gone)
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
-        self._httpd: ThreadingHTTPServer | None = None
 
     # -- lifecycle -------------------------------------------------------------------
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:<port>/v1``."""
-        assert self._httpd is not None
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+    path = "/v1"
 
-    def start(self) -> BatchServer:
-        """Serve in a daemon thread."""
+    def request_handler(self) -> type[BaseHTTPRequestHandler]:
+        """The handler class, bound to this server."""
         owner = self
 
         class Handler(_Handler):
             server_state = owner
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        ).start()
-        return self
-
-    def close(self) -> None:
-        """Stop serving."""
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> BatchServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        return Handler
 
     # -- the API ---------------------------------------------------------------------
     def _new_id(self, prefix: str) -> str:

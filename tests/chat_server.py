@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from local_server import LocalServer
 from rubricjudge._judges._fake import fake_reply_for_schema
 
 __all__ = ["ChatServer", "RecordedRequest", "Reply", "schema_of"]
@@ -185,7 +186,7 @@ def _completion(reply: Reply, body: Any) -> dict[str, Any]:
     return out
 
 
-class ChatServer:
+class ChatServer(LocalServer):
     """The server: ``script()`` replies, read ``requests``, ``base_url`` ends in ``/v1``."""
 
     def __init__(self) -> None:
@@ -198,8 +199,6 @@ class ChatServer:
         self._queue: list[Reply] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- scripting ---------------------------------------------------------
     def script(self, *replies: Reply | Mapping[str, Any] | str) -> ChatServer:
@@ -245,40 +244,20 @@ class ChatServer:
         return Reply.json(fake_reply_for_schema(schema) if schema else {})
 
     # -- lifecycle -----------------------------------------------------------
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:<port>/v1``."""
-        assert self._httpd is not None, "server not started"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+    path = "/v1"
 
-    def start(self) -> ChatServer:
-        """Bind a free port and serve in a daemon thread."""
+    def request_handler(self) -> type[BaseHTTPRequestHandler]:
+        """The handler class, bound to this server."""
         server = self
 
         class Handler(_Handler):
             owner = server
 
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
+        return Handler
 
-    def close(self) -> None:
-        """Release hanging requests and stop serving."""
+    def stopping(self) -> None:
+        """Release hanging requests."""
         self._stop.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> ChatServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class _Server(ThreadingHTTPServer):
@@ -373,3 +352,6 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
             return
         self._send(reply.status, data, reply.headers)
+
+
+ChatServer.server_class = _Server  # defined after ChatServer, which its handler refers to
