@@ -8,12 +8,7 @@ uploaded: no batch twice, no request line twice unless its batch expired.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -213,95 +208,6 @@ def test_a_run_with_batches_out_resumes_only_with_batch_api(
 # -- the CLI ----------------------------------------------------------------------------
 def _write(tmp: Path) -> None:
     _dataset(12).to_file(tmp / "ds.json")
-
-
-def _cli(tmp: Path, server: BatchServer, *extra: str) -> list[str]:
-    return [
-        sys.executable, "-m", "rubricjudge._cli.main", "evaluate", str(tmp / "ds.json"),
-        "--judge", "openai/gpt-4.1-mini", "--base-url", server.base_url,
-        "--run-dir", str(tmp / "run"), "--evidence", "off", "--batch-api",
-        "--batch-poll-s", "0.02", "--batch-size", "10", *extra,
-    ]  # fmt: skip
-
-
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_sigkill_while_polling_then_resume_creates_no_batch_twice(
-    server: BatchServer, tmp_path: Path
-) -> None:
-    _write(tmp_path)
-    env = {**os.environ, "RUBRICJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": "src"}
-    server.hold.set()  # batches stay in_progress: the process is polling when killed
-    log = tmp_path / "stderr.txt"
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            _cli(tmp_path, server), env=env, stdout=subprocess.DEVNULL, stderr=err
-        )
-        deadline = time.monotonic() + 60
-        # 36 requests in batches of 10: four batches, then polls
-        while len(server.created) < 4 or server.polls < 12:
-            assert proc.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "the run never started polling"
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL
-    created = list(server.created)
-    assert len(created) == 4
-
-    server.hold.clear()
-    done = subprocess.run(
-        _cli(tmp_path, server, "--resume", "--json"),
-        env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert server.created == created  # polled, never created again
-    assert len(server.uploaded) == 12 * CRITERIA and set(server.uploaded.values()) == {1}
-    summary = json.loads(done.stdout)
-    assert summary["items_graded"] == 12 and summary["items_failed"] == 0
-    assert summary["judge_calls"] == 12 * CRITERIA
-    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
-        assert db.execute("SELECT COUNT(*) FROM judgments").fetchone() == (12 * CRITERIA,)
-        rows = db.execute("SELECT status, COUNT(*) FROM items GROUP BY status").fetchall()
-    assert rows == [("done", 12)]
-
-
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_sigkill_after_the_batch_was_created_but_before_its_id_came_back(
-    server: BatchServer, tmp_path: Path
-) -> None:
-    _write(tmp_path)
-    env = {**os.environ, "RUBRICJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": "src"}
-    server.hang_create = True  # the first batch is created, its reply never sent
-    log = tmp_path / "stderr.txt"
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            _cli(tmp_path, server), env=env, stdout=subprocess.DEVNULL, stderr=err
-        )
-        deadline = time.monotonic() + 60
-        while not server.created:
-            assert proc.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "no batch was created"
-            time.sleep(0.01)
-        time.sleep(0.1)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    server.release.set()
-    first = server.created[0]
-    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
-        row = db.execute("SELECT input_file_id, batch_id FROM batches").fetchall()
-    assert row == [(server.batches[first]["input_file_id"], None)]  # the id was lost
-
-    done = subprocess.run(
-        _cli(tmp_path, server, "--resume", "--json"),
-        env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert server.created[0] == first and len(server.created) == 4  # adopted, not re-created
-    assert [server.batches[b]["input_file_id"] for b in server.created].count(
-        server.batches[first]["input_file_id"]
-    ) == 1
-    assert set(server.uploaded.values()) == {1}
-    assert json.loads(done.stdout)["items_graded"] == 12
 
 
 def test_cli_refusals_name_the_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

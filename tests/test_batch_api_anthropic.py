@@ -8,13 +8,7 @@ twice, no request twice unless its batch left it unanswered.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -192,94 +186,3 @@ def test_an_ambiguous_lost_create_is_refused_until_the_user_decides(
     )
     assert result.summary.items_graded == 2 and result.summary.items_with_judge_errors == 0
     assert len(server.created) == 2 and set(server.sent.values()) == {2}
-
-
-# -- killed processes ---------------------------------------------------------------------
-def _cli(tmp: Path, server: AnthropicBatchServer, *extra: str) -> list[str]:
-    return [
-        sys.executable, "-m", "rubricjudge._cli.main", "evaluate", str(tmp / "ds.json"),
-        "--judge", MODEL, "--base-url", server.base_url,
-        "--run-dir", str(tmp / "run"), "--evidence", "off", "--batch-api",
-        "--batch-poll-s", "0.02", "--batch-size", "10", *extra,
-    ]  # fmt: skip
-
-
-def _env(tmp: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "RUBRICJUDGE_CACHE_DIR": str(tmp / "cache"),
-        "PYTHONPATH": "src",
-        "ANTHROPIC_API_KEY": "sk-ant-test",
-    }
-
-
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_sigkill_while_polling_then_resume_creates_no_batch_twice(
-    server: AnthropicBatchServer, tmp_path: Path
-) -> None:
-    _dataset(12).to_file(tmp_path / "ds.json")
-    server.hold.set()  # batches stay in_progress: the process is polling when killed
-    log = tmp_path / "stderr.txt"
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            _cli(tmp_path, server), env=_env(tmp_path), stdout=subprocess.DEVNULL, stderr=err
-        )
-        deadline = time.monotonic() + 60
-        while len(server.created) < 4 or server.polls < 12:  # 36 requests: four batches
-            assert proc.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "the run never started polling"
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL
-    created = list(server.created)
-    assert len(created) == 4
-
-    server.hold.clear()
-    done = subprocess.run(
-        _cli(tmp_path, server, "--resume", "--json"),
-        env=_env(tmp_path), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert server.created == created  # polled, never created again
-    assert len(server.sent) == 12 * CRITERIA and set(server.sent.values()) == {1}
-    summary = json.loads(done.stdout)
-    assert summary["items_graded"] == 12 and summary["items_failed"] == 0
-    assert summary["judge_calls"] == 12 * CRITERIA
-    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
-        assert db.execute("SELECT COUNT(*) FROM judgments").fetchone() == (12 * CRITERIA,)
-
-
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_sigkill_after_the_batch_was_created_but_before_its_id_came_back(
-    server: AnthropicBatchServer, tmp_path: Path
-) -> None:
-    _dataset(12).to_file(tmp_path / "ds.json")
-    server.hang_create = True  # the first batch is created, its reply never sent
-    log = tmp_path / "stderr.txt"
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            _cli(tmp_path, server), env=_env(tmp_path), stdout=subprocess.DEVNULL, stderr=err
-        )
-        deadline = time.monotonic() + 60
-        while not server.created:
-            assert proc.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "no batch was created"
-            time.sleep(0.01)
-        time.sleep(0.1)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    server.release.set()
-    first = server.created[0]
-    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
-        rows = db.execute("SELECT batch_id, intent IS NOT NULL FROM batches").fetchall()
-    assert rows == [(None, 1)]  # the create call was made, its id lost
-
-    done = subprocess.run(
-        _cli(tmp_path, server, "--resume", "--json"),
-        env=_env(tmp_path), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert server.created[0] == first and len(server.created) == 4  # adopted, not re-created
-    assert set(server.sent.values()) == {1}
-    assert json.loads(done.stdout)["items_graded"] == 12
