@@ -3,7 +3,7 @@
 The API follows autorubric's ``DataItem`` / ``RubricDataset`` (fields, ``add_item``,
 per-item rubrics and references, ``compute_weighted_score``, JSON round trips,
 ``split_train_test``), extended with item ids, per-item queries, metadata, YAML and
-JSONL files (see ``_dataset_io``), and ground truth given as a mapping.
+JSONL files (see ``_io``), and ground truth given as a mapping.
 
 Ground truth holds one value per *leaf* criterion, in leaf order (for a flat rubric,
 one per criterion): a :class:`CriterionVerdict` for binary criteria, the option
@@ -105,15 +105,10 @@ def _label(value: CriterionVerdict | str | None) -> str:
 
 @dataclass
 class DatasetBase:
-    """Items tied to one prompt and (usually) one rubric (:class:`RubricDataset` without its files).
+    """The data of a :class:`RubricDataset` (its fields are documented there), without files.
 
-    Attributes:
-        prompt: The prompt the submissions answer.
-        rubric: The rubric for every item without its own; may be None when each item has one.
-        items: The items, in order.
-        name: A name for the dataset ("essay-grading-v1").
-        reference_submission: An exemplar answer for every item without its own.
-        metadata: Free-form facts about the dataset (source, licence, ...).
+    ``RubricDataset`` (in ``_io``) adds reading and writing files, so this module
+    never imports the file code that imports it.
     """
 
     prompt: str
