@@ -5,7 +5,7 @@ Run: ``python benchmarks/fit_local_defaults.py [--only-multi-choice] [-o FILE]``
 dataset with the local judge (``verdict-only``, evidence checks off, no calibration),
 fits the pooled groups only (every positive criterion; every penalty: a user's own
 criteria never match ours), and writes ``src/rubricjudge/data/local_calibration.json``.
-``--only-multi-choice`` is the experiment behind the README's multi-choice paragraph: it
+``--only-multi-choice`` is the experiment behind docs/trust.md's multi-choice paragraph: it
 grades the multi-choice dev cases (the LLM-Rubric dialogues included), fits groups by
 option place and writes them beside the shipped binary groups to ``-o FILE``; they are
 not shipped because they learned one dataset's mix of labels. ``judge_agreement.py``
@@ -82,7 +82,7 @@ if __name__ == "__main__":
         "--only-multi-choice",
         action="store_true",
         help="fit groups by option place on the multi-choice cases and write them beside the "
-        "shipped binary groups (an experiment: the README says why they are not shipped)",
+        "shipped binary groups (an experiment: docs/trust.md says why they are not shipped)",
     )
     ap.add_argument(
         "-o", "--output", type=Path, default=OUT, help=f"where to write (default {OUT})"

@@ -1,7 +1,7 @@
 """Seed 002's "Retry and Fallback Behavior" example, run as written (imports aside).
 
 The seed says a reply that never parses raises ValueError after ``max_retries``
-retries. rubricjudge records it by default (README, "Where rubricjudge differs") and
+retries. rubricjudge records it by default (docs/scoring.md, "Where rubricjudge differs") and
 raises it with ``on_error="raise"``: then it is a :class:`JudgeParseError`, which
 is also a ValueError, so the seed's ``except ValueError`` still catches it.
 """
