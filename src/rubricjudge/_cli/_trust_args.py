@@ -49,7 +49,7 @@ def add_trust_args(p: argparse.ArgumentParser, *, calibration: bool = True) -> N
         choices=["auto", *VERDICT_METHODS],
         default="auto",
         help="reply layout: reason-first, verdict-first or verdict-only (default auto: "
-        "the judge's own preference; see README 'Verdicts you can trust')",
+        "the judge's own preference; see docs/trust.md)",
     )
     if calibration:
         g.add_argument(

@@ -246,7 +246,7 @@ class LocalJudge:
     def preferred_verdict_method(self) -> str:
         """``verdict-only``: the layout this model agrees with people best in, and fastest.
 
-        Measured in ``benchmarks/judge_agreement.py`` (README, "Verdicts you can trust").
+        Measured in ``benchmarks/judge_agreement.py`` (docs/trust.md).
         """
         return "verdict-only"
 
