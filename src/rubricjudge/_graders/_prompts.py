@@ -94,11 +94,18 @@ def approx_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def block_code(parts: Iterable[str]) -> str:
-    """Derive an 8-hex code from the hash of ``parts`` that occurs in none of them."""
-    texts = list(parts)
+def block_code(parts: Iterable[str], avoid: Iterable[str] = ()) -> str:
+    """Derive an 8-hex code from the hash of ``parts`` that occurs in none of them.
+
+    The code also occurs in none of ``avoid`` (the next salt is taken until it does
+    not), so no text can close its block; ``avoid`` does not change the code
+    otherwise, which lets every answer to one question share the same tokens up to
+    its submission (the local model then reuses that part of its KV cache).
+    """
+    seeded = list(parts)
+    texts = seeded + list(avoid)
     h = hashlib.sha256()
-    for t in texts:
+    for t in seeded:
         data = t.encode("utf-8", "surrogatepass")
         h.update(len(data).to_bytes(8, "big"))
         h.update(data)
@@ -132,10 +139,13 @@ def build_prefix(
     guidelines: str | None = None,
     examples: Sequence[Submission] = (),
 ) -> Prefix:
-    """Lay out the guidelines, query, reference, examples and submission in blocks."""
-    untrusted = [query or "", reference or "", sub.thinking, sub.output]
-    untrusted += [e.text for e in examples]
-    code = block_code(untrusted)
+    """Lay out the guidelines, query, reference, examples and submission in blocks.
+
+    The blocks' code is derived from what every answer to the question shares (query,
+    reference, examples) and checked against the submission too (see :func:`block_code`).
+    """
+    shared = [t for t in (query, reference, *(e.text for e in examples)) if t]
+    code = block_code(shared, avoid=[sub.thinking, sub.output])
     parts: list[str] = []
     if guidelines and guidelines.strip():
         parts.append(f"Rubric guidelines: {guidelines.strip()}")

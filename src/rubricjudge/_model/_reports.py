@@ -218,6 +218,9 @@ class CriterionReport(BaseModel):
     llm_invocation: dict[str, Any] | None = None
     token_usage: TokenUsage | None = None
     completion_cost: float | None = None
+    features: bytes | None = Field(default=None, exclude=True, repr=False)
+    """The judge's hidden state at the decision (float16 bytes), kept in memory for
+    ``calibrate --method probe``; never written to reports or files."""
 
     # -- seed-compatible accessors ---------------------------------------------
     @property

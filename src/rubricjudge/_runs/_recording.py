@@ -55,6 +55,8 @@ def request_hash(judge_name: str, request: JudgeRequest) -> str:
     }
     if request.decision is not None:  # absent otherwise, so older runs still resume
         payload["decision"] = [request.decision.key, list(request.decision.values)]
+    if request.features:  # likewise: asking for the hidden state is another question
+        payload["features"] = True
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
