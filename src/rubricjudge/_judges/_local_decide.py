@@ -117,10 +117,9 @@ def _score(
 ) -> list[float]:
     """Relative log-probability of each continuation after ``base`` (see module doc).
 
-    With ``hidden``, the hidden state at the end of ``base`` is appended to it.
+    With ``hidden``, the hidden state where the values first part (the token whose
+    logits decide between them, after any tokens they all share) is appended to it.
     """
-    if hidden is not None:  # the decision is read right after base: evaluate it first
-        _next_logprobs(llm, base, hidden)
     out = [0.0] * len(conts)
     stack: list[tuple[int, list[int], float]] = [(0, list(range(len(conts))), 0.0)]
     while stack:
@@ -136,7 +135,8 @@ def _score(
         if len(branches) == 1:  # shared by the whole group: cancels on renormalising
             stack.append((depth + 1, group, acc))
             continue
-        lp = _next_logprobs(llm, base + conts[group[0]][:depth])
+        first = hidden is not None and not hidden and len(group) == len(conts)
+        lp = _next_logprobs(llm, base + conts[group[0]][:depth], hidden if first else None)
         for tok, members in branches.items():
             stack.append((depth + 1, members, acc + float(lp[tok])))
     return out
