@@ -29,6 +29,7 @@ from ._prompts import (
     criterion_prompt,
     criterion_schema,
 )
+from ._reasons import explain, needs_reason
 
 if TYPE_CHECKING:
     from .._calibration import Calibration
@@ -71,6 +72,9 @@ class CriterionGrader(Grader):
             criteria whose first answer's confidence is below ``below_confidence``
             (see ``_cascade``).
         below_confidence: the confidence under which an answer is escalated (0.7).
+        reasons: with ``verdict-only``, ask the judge one more short question for each
+            criterion that costs points (an UNMET requirement, a MET penalty) so its
+            report says why (see ``_reasons``); True by default.
         offer_cannot_assess: let the judge answer ``cannot_assess`` on binary criteria
             (off by default: small judges answer it for off-topic submissions, which the
             ``skip`` strategy then leaves out, raising their score).
@@ -100,9 +104,11 @@ class CriterionGrader(Grader):
         escalate_to: Any = None,
         below_confidence: float = 0.7,
         offer_cannot_assess: bool = False,
+        reasons: bool = True,
         **options: Any,
     ) -> None:
         super().__init__(judge, **options)
+        self.reasons = reasons
         self.offer_cannot_assess = offer_cannot_assess
         if not 0.0 <= below_confidence <= 1.0:
             raise ConfigError(f"below_confidence {below_confidence!r} must be between 0 and 1")
@@ -235,6 +241,11 @@ class CriterionGrader(Grader):
         if self.escalate_to is not None and should_escalate(out, self.below_confidence):
             second = await self.answer(ctx, prefix, index, criterion, self.strong_member())
             out = merge_escalation(criterion, out, second, self.below_confidence)
+            if out is second:
+                member = self.strong_member()
+        if self.reasons and needs_reason(criterion, out):  # asked of the judge that counted
+            system = self.criterion_system_prompt()
+            await explain(out, ctx, prefix, criterion, member, system, self.limiter())
         return out
 
     async def answer(

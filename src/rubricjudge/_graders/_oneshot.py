@@ -51,6 +51,10 @@ class PerCriterionOneShotGrader(CriterionGrader):
     kind = "one-shot"
     default_system_prompt = SYSTEM_ONESHOT
 
+    def __init__(self, judge: Any = None, *, reasons: bool = False, **options: Any) -> None:
+        # one call for all criteria: no extra call per failed criterion unless asked
+        super().__init__(judge, reasons=reasons, **options)
+
     def criterion_system_prompt(self) -> str:
         """Return the per-criterion system prompt, used when a criterion is re-asked."""
         return SYSTEM_CRITERION

@@ -92,6 +92,9 @@ async def calibrate(
             training choice that does not fit the dataset.
     """
     full_keys = {id(it): item_key(it, i) for i, it in enumerate(dataset.items)}
+    if getattr(grader, "reasons", False):  # a fit needs verdicts only: no reason calls
+        grader = copy.copy(grader)
+        grader.reasons = False
     train = pick_training(dataset, n_train=n_train, train_ids=train_ids, seed=seed)
     result = await evaluate(
         train,
