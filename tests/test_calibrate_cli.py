@@ -207,8 +207,9 @@ def test_calibrate_chooses_examples_and_fits_with_them_shown(
     assert len(prompts) == 120
     assert sum("Calibration:\n- yes: answer" in p for p in prompts) == 60
     # the fit leaves out each answer shown as its own example
-    (group,) = saved["groups"]
+    group, *own = saved["groups"]
     assert group["id"] == "pooled:positive" and group["n"] == 60 - 4
+    assert all(g["base"] == "pooled" for g in own)  # each criterion's adjustment on it
     # grading with the calibration shows them; --max-examples 0 hides them
     one = ["grade", str(tmp_path / "r.yaml"), "--text", "answer 99", "--calibration", str(cal)]
     (tmp_path / "r.yaml").write_text(

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,11 +26,19 @@ from .._errors import ConfigError
 from .._limits import json_loads, read_text
 from .._model._rubric import CalibrationExample, Criterion
 from ._fit import Fit, apply_fit
+from ._probe import Probe
 
 __all__ = ["FORMAT", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]
 
 FORMAT: Literal["rubricjudge-calibration/1"] = "rubricjudge-calibration/1"
 BINARY = ("MET", "UNMET")
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
 
 
 def criterion_id(criterion: Criterion) -> str:
@@ -80,7 +90,15 @@ def position_of(criterion: Criterion, label: str) -> str:
 
 
 class CalibrationGroup(BaseModel):
-    """One fitted group: its labels, scale and biases, and what it was fitted on."""
+    """One fitted group: its labels, scale and biases, and what it was fitted on.
+
+    ``base`` says what the scale and biases apply to: ``judge``, the judge's own
+    probabilities; ``pooled``, the probabilities the pooled group of the criterion's
+    kind gives (a criterion's own adjustment on top of the pooled fit, pulled towards
+    no change, so a handful of labels already moves its threshold). ``probe``, on a
+    pooled binary group, reads the judge's hidden state when the answer has one (the
+    local judge); the scale and biases are then the fallback for answers without it.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -88,6 +106,8 @@ class CalibrationGroup(BaseModel):
     labels: list[str]
     scale: float
     bias: list[float]
+    base: Literal["judge", "pooled"] = "judge"
+    probe: Probe | None = None
     n: int = Field(ge=0)
     counts: dict[str, int] = Field(default_factory=dict)
     description: str = ""
@@ -130,11 +150,16 @@ class Calibration(BaseModel):
         nearest = min(self.confidence_shares, key=lambda k: abs(float(k) - level))
         return self.confidence_shares[nearest]
 
-    def with_shares(self, probabilities: list[tuple[Criterion, dict[str, float]]]) -> Calibration:
-        """A copy recording the confidence shares of these judge answers once calibrated."""
+    def with_shares(
+        self, answers: Sequence[tuple[Criterion, dict[str, float], bytes | None]]
+    ) -> Calibration:
+        """A copy recording the confidence shares of these judge answers once calibrated.
+
+        Each answer is (criterion, the judge's probabilities, its hidden state or None).
+        """
         confidences = []
-        for criterion, probs in probabilities:
-            decided = self.calibrate(criterion, probs)
+        for criterion, probs, features in answers:
+            decided = self.calibrate(criterion, probs, features)
             confidences.append(max(decided[1].values()) if decided else max(probs.values()))
         if not confidences:
             return self
@@ -144,35 +169,74 @@ class Calibration(BaseModel):
 
     def group_for(self, criterion: Criterion) -> CalibrationGroup | None:
         """The most specific fitted group for ``criterion``, or None."""
+        chain = self.chain_for(criterion)
+        return chain[-1] if chain else None
+
+    def chain_for(self, criterion: Criterion) -> list[CalibrationGroup]:
+        """The groups applied to ``criterion``, in order.
+
+        The most specific fitted group; when it is a criterion's adjustment on the
+        pooled fit (``base="pooled"``), the pooled group of its kind comes first.
+        """
         by_id = {g.id: g for g in self.groups}
-        for gid in group_ids(criterion):
-            if gid in by_id:
-                return by_id[gid]
-        return None
+        ids = [gid for gid in group_ids(criterion) if gid in by_id]
+        if not ids:
+            return []
+        first = by_id[ids[0]]
+        if first.base == "pooled":
+            pooled = [by_id[g] for g in ids[1:] if by_id[g].base == "judge"]
+            return [pooled[0], first] if pooled else []
+        return [first]
+
+    def needs_features(self) -> bool:
+        """Whether a group reads the judge's hidden state (``JudgeRequest.features``)."""
+        return any(g.probe is not None for g in self.groups)
 
     def calibrate(
-        self, criterion: Criterion, probabilities: dict[str, float]
+        self,
+        criterion: Criterion,
+        probabilities: dict[str, float],
+        features: bytes | None = None,
     ) -> tuple[str, dict[str, float], CalibrationGroup] | None:
         """(chosen label, calibrated probabilities, group), or None when nothing applies.
 
         ``probabilities`` are the judge's (``MET``/``UNMET``/``CANNOT_ASSESS`` or
-        option labels); labels outside the group's count as not chosen.
+        option labels); labels outside the group's count as not chosen. ``features``
+        is the judge's hidden state, read by a group's probe when there is one. The
+        group returned is the last one applied (see :meth:`chain_for`).
         """
-        group = self.group_for(criterion)
-        if group is None:
+        chain = self.chain_for(criterion)
+        if not chain:
             return None
-        by_place = group.id.startswith(POSITIONS)
-        probs = by_position(criterion, probabilities) if by_place else probabilities
-        raw = [max(probs.get(label, 0.0), 0.0) for label in group.labels]
-        if not sum(raw) > 0:
-            return None
-        calibrated = apply_fit(group.fit(), raw)
+        probs: dict[str, float] = dict(probabilities)
+        labels: list[str] = []
+        calibrated: list[float] = []
+        for group in chain:
+            by_place = group.id.startswith(POSITIONS)
+            view = by_position(criterion, probs) if by_place else probs
+            raw = [max(view.get(label, 0.0), 0.0) for label in group.labels]
+            if not sum(raw) > 0:
+                return None
+            if group.probe is not None and features is not None and group.labels == list(BINARY):
+                p = _sigmoid(group.probe.logit(features, raw[0], raw[1]))
+                calibrated = [p, 1.0 - p]
+            else:
+                calibrated = apply_fit(group.fit(), raw)
+            labels = group.labels
+            if by_place:  # back from places to the criterion's own option labels
+                options = [o.label for o in criterion.options or []]
+                labels = [options[int(x) - 1] for x in group.labels]
+            probs = dict(zip(labels, calibrated, strict=True))
         best = max(range(len(calibrated)), key=lambda i: (calibrated[i], -i))
-        labels = group.labels
-        if by_place:  # back from places to the criterion's own option labels
-            options = [o.label for o in criterion.options or []]
-            labels = [options[int(x) - 1] for x in group.labels]
-        return labels[best], dict(zip(labels, calibrated, strict=True)), group
+        return labels[best], probs, chain[-1]
+
+    def method_for(self, criterion: Criterion, features: bytes | None) -> str:
+        """How ``criterion``'s answer is calibrated, in words for the report."""
+        parts = []
+        for group in self.chain_for(criterion):
+            kind = "probe" if group.probe is not None and features is not None else "scale-bias"
+            parts.append(f"{kind} ({group.id})")
+        return " then ".join(parts)
 
     # -- files -------------------------------------------------------------------
     @classmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Self, cast
 
 from .._errors import ConfigError, JudgeError
@@ -109,6 +110,9 @@ class CriterionGrader(Grader):
     ) -> None:
         super().__init__(judge, **options)
         self.reasons = reasons
+        self.features = False
+        """Ask judges for their hidden state on every decision (``calibrate`` sets it to
+        fit probes); a calibration with a probe asks for it anyway."""
         self.offer_cannot_assess = offer_cannot_assess
         if not 0.0 <= below_confidence <= 1.0:
             raise ConfigError(f"below_confidence {below_confidence!r} must be between 0 and 1")
@@ -254,17 +258,14 @@ class CriterionGrader(Grader):
         """One judge's answer about one criterion, calibrated and evidence-checked."""
         order = self.order(ctx, criterion, index, member.id)
         req = self.request(ctx, prefix, index, criterion, order, self.method_of(member))
+        cal = self.calibration_for(member)
+        if (self.features or (cal is not None and cal.needs_features())) and req.decision:
+            req = replace(req, features=True)
         out = await ask(member, criterion, req, order=order, limiter=self.limiter())
-        if self.calibration is not None and self._calibrates(member):
+        if cal is not None:
             from ._calibrated import calibrate_outcome
 
-            calibrate_outcome(self.calibration, criterion, out)
-        elif self.calibration is None and self._use_default_calibration:
-            default = self.default_calibration(member)
-            if default is not None:
-                from ._calibrated import calibrate_outcome
-
-                calibrate_outcome(default, criterion, out)
+            calibrate_outcome(cal, criterion, out)
         if needs_evidence(criterion, out.verdict, self.evidence):
             system = self.criterion_system_prompt()
             await check_evidence(
@@ -292,6 +293,14 @@ class CriterionGrader(Grader):
             name = str(getattr(judge, "name", None) or "escalation")
             self._strong = Member(id=name, weight=1.0, judge=judge)
         return self._strong
+
+    def calibration_for(self, member: Member) -> Calibration | None:
+        """The calibration applied to ``member``'s answers: the one given, else its own."""
+        if self.calibration is not None:
+            return self.calibration if self._calibrates(member) else None
+        if self._use_default_calibration:
+            return self.default_calibration(member)
+        return None
 
     def default_calibration(self, member: Member) -> Calibration | None:
         """The calibration ``member``'s judge ships for the layout asked, if any."""

@@ -81,20 +81,28 @@ async def calibrate(
     dataset_source: str | None = None,
     progress: Any = None,
     examples: int = 0,
+    method: str = "auto",
 ) -> Calibration:
     """Grade the training items with ``grader`` and fit a calibration on their labels.
 
     ``examples`` > 0 chooses that many labelled answers per criterion to show the
-    judge, and fits on a second grading pass with them in the prompt.
+    judge, and fits on a second grading pass with them in the prompt. ``method``:
+    ``platt`` fits scales and biases on the judge's probabilities; ``probe`` also
+    fits a probe on its hidden state (the local judge); ``auto`` takes ``probe`` when
+    the judge gave hidden states, else ``platt``.
 
     Raises:
         UsageError: too few labels (the message says how many are needed), or a
             training choice that does not fit the dataset.
     """
     full_keys = {id(it): item_key(it, i) for i, it in enumerate(dataset.items)}
-    if getattr(grader, "reasons", False):  # a fit needs verdicts only: no reason calls
-        grader = copy.copy(grader)
+    if method not in ("auto", "platt", "probe"):
+        raise UsageError(f"method {method!r} is not one of: auto, platt, probe")
+    grader = copy.copy(grader)
+    if hasattr(grader, "reasons"):  # a fit needs verdicts only: no reason calls
         grader.reasons = False
+    if hasattr(grader, "features") and method != "platt":  # the probe reads hidden states
+        grader.features = True
     train = pick_training(dataset, n_train=n_train, train_ids=train_ids, seed=seed)
     result = await evaluate(
         train,
@@ -139,6 +147,9 @@ async def calibrate(
             for a in labelled_answers(keys, train.items, again.reports)
             if (a.item_key, criterion_id(a.criterion)) not in own
         ]
-    samples = [Sample(a.criterion, a.probabilities, a.truth) for a in answers]
-    fitted = fitted.model_copy(update={"groups": fit_groups(samples)})
-    return fitted.with_shares([(s.criterion, s.probabilities) for s in samples])
+    samples = [Sample(a.criterion, a.probabilities, a.truth, a.features) for a in answers]
+    if method == "auto":
+        method = "probe" if samples and all(s.features for s in samples) else "platt"
+    groups = fit_groups(samples, "probe" if method == "probe" else "platt")
+    fitted = fitted.model_copy(update={"groups": groups})
+    return fitted.with_shares([(s.criterion, s.probabilities, s.features) for s in samples])
