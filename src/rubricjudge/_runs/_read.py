@@ -18,6 +18,7 @@ from .._errors import ConfigError
 from .._model._reports import EvaluationReport
 from ._engine import DATASET_COPY
 from ._fingerprint import item_key
+from ._progress import Progress
 from ._store import DB_NAME, RunStore
 
 __all__ = ["GradedRun", "read_graded", "read_reports_jsonl", "read_run_dir"]
@@ -59,11 +60,14 @@ def _why(e: ValueError) -> str:
     return str(e).splitlines()[0]
 
 
-def read_reports_jsonl(path: str | Path, *, flag: str = "") -> GradedRun:
+def read_reports_jsonl(
+    path: str | Path, *, flag: str = "", progress: Progress | None = None
+) -> GradedRun:
     """Read the JSONL file of reports that ``rubricjudge grade -o`` writes.
 
     An item's id is its report's ``id`` (``grade`` sets it from the input's ``id``,
-    else the input line number). ``flag`` (``"--compare "``) prefixes messages.
+    else the input line number). ``flag`` (``"--compare "``) prefixes messages;
+    ``progress`` counts the lines read (its total grows by their number first).
 
     Raises:
         ConfigError: the file cannot be read, a line is not a report, or it holds none.
@@ -73,18 +77,23 @@ def read_reports_jsonl(path: str | Path, *, flag: str = "") -> GradedRun:
     ids: list[str] = []
     try:
         with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    report = EvaluationReport.model_validate_json(line)
-                except ValueError as e:
-                    raise ConfigError(
-                        f"{flag}{path} line {n}: not a report of `rubricjudge grade` ({_why(e)}); "
-                        "give the JSONL that `rubricjudge grade -o` writes, or a run directory"
-                    ) from None
-                reports.append(report)
-                ids.append(str(report.id if report.id is not None else n))
+            lines = f.readlines()
+        if progress is not None:
+            progress.grow(len(lines))
+        for n, line in enumerate(lines, 1):
+            if progress is not None:
+                progress.advance()
+            if not line.strip():
+                continue
+            try:
+                report = EvaluationReport.model_validate_json(line)
+            except ValueError as e:
+                raise ConfigError(
+                    f"{flag}{path} line {n}: not a report of `rubricjudge grade` ({_why(e)}); "
+                    "give the JSONL that `rubricjudge grade -o` writes, or a run directory"
+                ) from None
+            reports.append(report)
+            ids.append(str(report.id if report.id is not None else n))
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{flag}{path}: cannot read it ({e})") from None
     if not reports:
@@ -92,11 +101,14 @@ def read_reports_jsonl(path: str | Path, *, flag: str = "") -> GradedRun:
     return GradedRun(str(path), ids, reports, errors=[None] * len(reports))
 
 
-def read_run_dir(path: str | Path, *, whole_dataset: bool = False) -> GradedRun:
+def read_run_dir(
+    path: str | Path, *, whole_dataset: bool = False, progress: Progress | None = None
+) -> GradedRun:
     """Read a run directory: every item in the run's scope, graded or not.
 
     The scope is what ``--max-items`` left of the dataset; ``whole_dataset`` reads
     every item of the dataset instead (those past the scope have no report).
+    ``progress`` counts the reports read (its total grows by their number first).
 
     Raises:
         ConfigError: the directory holds no run.
@@ -125,7 +137,11 @@ def read_run_dir(path: str | Path, *, whole_dataset: bool = False) -> GradedRun:
     reports: list[EvaluationReport | None] = [None] * size
     errors: list[str | None] = [None] * size
     ids: list[str | None] = [None] * size
+    if progress is not None:
+        progress.grow(len(stored))
     for s in stored:
+        if progress is not None:
+            progress.advance()
         ids[s.index] = s.key
         errors[s.index] = s.error
         if s.report_json is not None:
@@ -138,10 +154,13 @@ def read_run_dir(path: str | Path, *, whole_dataset: bool = False) -> GradedRun:
     return GradedRun(str(path), keys, reports, errors=errors, dataset=dataset, run_dir=path)
 
 
-def read_graded(source: str | Path, *, flag: str = "") -> GradedRun:
+def read_graded(
+    source: str | Path, *, flag: str = "", progress: Progress | None = None
+) -> GradedRun:
     """Read a run directory or a JSONL file of reports.
 
-    ``flag`` names the command-line flag that gave ``source``, for messages.
+    ``flag`` names the command-line flag that gave ``source``, for messages;
+    ``progress`` counts the reports read.
 
     Raises:
         ConfigError: neither, or not readable as one.
@@ -149,9 +168,9 @@ def read_graded(source: str | Path, *, flag: str = "") -> GradedRun:
     path = Path(source)
     where = f"{flag} " if flag else ""
     if path.is_dir():
-        return read_run_dir(path)
+        return read_run_dir(path, progress=progress)
     if path.is_file():
-        return read_reports_jsonl(path, flag=where)
+        return read_reports_jsonl(path, flag=where, progress=progress)
     raise ConfigError(
         f"{where}{str(path)!r} is neither a run directory nor a JSONL file of reports; give "
         "the --run-dir of `rubricjudge evaluate` or the -o file of `rubricjudge grade`"
