@@ -282,3 +282,26 @@ def test_progress_counts_reading_and_resampling(runs: dict[str, Path]) -> None:
     # reports read, human labels scored (both runs), then the resamples: one total at the end
     assert seen[-1] == (4 * N + 300, 4 * N + 300)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_damaged_run_directories_exit_2_without_a_traceback(
+    tmp_path: Path, runs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import sqlite3
+
+    from rubricjudge._runs._store import DB_NAME
+
+    bad_report = tmp_path / "bad-report"
+    shutil.copytree(runs["base"], bad_report)
+    db = sqlite3.connect(bad_report / DB_NAME)
+    db.execute("UPDATE items SET report = '{\"score\": \"high\"}' WHERE item_key = 'item-003'")
+    db.commit()
+    db.close()
+    code, _, err = _gate(capsys, bad_report, runs["base"])
+    assert code == 2 and "stored report of item 'item-003' cannot be read" in err
+    not_a_db = tmp_path / "not-a-db"
+    shutil.copytree(runs["base"], not_a_db)
+    (not_a_db / DB_NAME).write_bytes(b"garbage" * 100)
+    code, _, err = _gate(capsys, runs["base"], not_a_db)
+    assert code == 2 and "run store" in err and "Traceback" not in err

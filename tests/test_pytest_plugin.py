@@ -232,3 +232,12 @@ def test_the_local_judge_passes_a_good_answer_and_fails_the_ocean_myth(work: Pat
         r"[-+] (MET|UNMET) +ocean_myth \(weight -8, confidence [01]\.\d\d\): The answer claims",
         myth,
     )
+
+
+async def test_assertions_work_inside_a_running_event_loop() -> None:
+    from rubricjudge import Criterion, Rubric
+    from rubricjudge.integrations.pytest import RubricJudgeSession
+
+    rubric = Rubric([Criterion(name="a", weight=1, requirement="Says hi")])
+    report = RubricJudgeSession("fake").assert_rubric("hi", rubric, min_score=1.0)
+    assert report.score == 1.0

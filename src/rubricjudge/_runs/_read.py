@@ -8,6 +8,7 @@ it kept one. ``gate`` and the HTML report read runs through here.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,8 @@ def read_run_dir(
     try:
         meta = store.meta()
         stored = list(store.iter_items())
+    except sqlite3.Error as e:
+        raise ConfigError(f"cannot read the run store of {str(path)!r}: {e}") from None
     finally:
         store.close()
     size = int(meta.get("dataset_size", "0"))
@@ -145,7 +148,13 @@ def read_run_dir(
         ids[s.index] = s.key
         errors[s.index] = s.error
         if s.report_json is not None:
-            reports[s.index] = EvaluationReport.model_validate_json(s.report_json)
+            try:
+                reports[s.index] = EvaluationReport.model_validate_json(s.report_json)
+            except ValueError as e:
+                raise ConfigError(
+                    f"{str(path)!r}: the stored report of item {s.key!r} cannot be read "
+                    f"({_why(e)}); was the run written by another version of rubricjudge?"
+                ) from None
     items = dataset.items if dataset is not None else []
     keys = [
         k if k is not None else (item_key(items[i], i) if i < len(items) else f"#{i}")
