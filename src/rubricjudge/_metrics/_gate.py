@@ -10,9 +10,9 @@ interval too narrow.
 
 **The rule.** The new run is *significantly worse* when the whole interval lies
 below ``-max_drop``: ``high < -max_drop``. That is a one-sided test at level
-``(1 - confidence) / 2`` of "the true change is at least ``-max_drop``": when the
-new run is truly no worse than that, the gate fails at most that often (2.5% at
-the default 0.95). ``benchmarks/gate_false_alarms.py`` measures the rate on
+``(1 - confidence) / 2`` of "the true change is at least ``-max_drop``": a new run
+exactly ``max_drop`` worse fails about that often (2.5% at the default 0.95), a
+better one less often. ``benchmarks/gate_false_alarms.py`` measures the rate on
 simulated runs.
 
 Where both runs carry human labels (run directories whose datasets have ground
