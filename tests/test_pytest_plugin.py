@@ -227,7 +227,8 @@ def test_the_local_judge_passes_a_good_answer_and_fails_the_ocean_myth(work: Pat
     assert "1 failed, 1 passed" in out, out + done.stderr
     myth = _section(out, "test_myth")
     assert "is below min_score 0.6 (rubric " in myth and "judge local" in myth
-    # the local judge answers verdict-only (no reason), with the probability it gave
+    # verdict-only with the probability it gave; a reason for what cost points
+    assert "reason: " in myth
     assert re.search(
         r"[-+] (MET|UNMET) +ocean_myth \(weight -8, confidence [01]\.\d\d\): The answer claims",
         myth,
