@@ -74,6 +74,7 @@ TOPIC_MODULES = [
     "formats",
     "graders",
     "hybrid",
+    "integrations.pytest",
     "integrations.ray",
     "judges",
     "lint",

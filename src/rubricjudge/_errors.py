@@ -21,15 +21,18 @@
         ├── MetricError         a hybrid metric could not run (recorded, never a 0)
         ├── RewardError         a completion could not be scored as a reward
         └── AmbiguousBatch      a lost batch-create reply matches several batches
+    RubricAssertionError        assert_rubric: the output fell short (also an AssertionError)
 
 Usage errors are raised before any judge is called. Judge errors are recorded in
 reports as data; they are raised only where the caller asked for that policy.
+A failed rubric assertion is neither: it is the answer to the check the caller
+asked for, raised as an ``AssertionError`` so that test runners report a failure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Self, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 __all__ = [
     "AmbiguousBatch",
@@ -44,6 +47,7 @@ __all__ = [
     "Problem",
     "RegistryError",
     "RewardError",
+    "RubricAssertionError",
     "RubricError",
     "RubricJudgeError",
     "RubricNotFound",
@@ -204,6 +208,18 @@ class RewardError(RunError):
 
 class AmbiguousBatch(RunError):
     """A batch whose create reply was lost matches several batches on the provider."""
+
+
+class RubricAssertionError(RubricJudgeError, AssertionError):
+    """An output did not meet its rubric in ``assert_rubric``, or could not be judged.
+
+    Also an ``AssertionError``, so pytest reports a failed test. The message lists
+    every criterion's verdict and reason; ``report`` is the grade it was decided on.
+    """
+
+    def __init__(self, message: str, report: Any = None) -> None:
+        self.report = report
+        super().__init__(message)
 
 
 E = TypeVar("E", bound=RubricJudgeError)

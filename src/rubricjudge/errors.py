@@ -1,7 +1,8 @@
 """The error tree: every exception rubricjudge raises on purpose, under :class:`RubricJudgeError`.
 
 See ``rubricjudge._errors`` for the tree; ``UsageError`` is the caller's to fix,
-``RunError`` is something that failed while running.
+``RunError`` is something that failed while running; ``RubricAssertionError`` is a
+failed ``assert_rubric`` (also an ``AssertionError``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ._errors import (
     Problem,
     RegistryError,
     RewardError,
+    RubricAssertionError,
     RubricError,
     RubricJudgeError,
     RubricNotFound,
@@ -43,6 +45,7 @@ __all__ = [
     "Problem",
     "RegistryError",
     "RewardError",
+    "RubricAssertionError",
     "RubricError",
     "RubricJudgeError",
     "RubricNotFound",

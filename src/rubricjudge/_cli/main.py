@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "evaluate",
     "calibrate",
     "metrics",
+    "gate",
     "report",
     "lint",
     "registry",

@@ -7,7 +7,6 @@ intervals over the resamples where the metric is defined.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,9 +34,9 @@ from ._correlation import kendall_tau_b, pearson, spearman, table_points
 from ._estimates import estimates
 from ._pooled import confidence_summary, pooled_binary
 from ._results import CriterionMetrics, ItemMetrics, JudgeAgreement, MetricsReport
-from ._tables import FloatArray, contingency, resample_weights
+from ._tables import FloatArray, contingency, percentile_interval, resample_weights
 
-__all__ = ["compute_metrics"]
+__all__ = ["compute_metrics", "human_score"]
 
 
 @dataclass
@@ -107,7 +106,8 @@ def _resolve(results: Any, dataset: Any) -> list[EvaluationReport | None]:
     )
 
 
-def _human_score(rubric: Rubric, truth: Sequence[Any]) -> float | None:
+def human_score(rubric: Rubric, truth: Sequence[Any]) -> float | None:
+    """The score the human labels give an item, or None when they do not score it."""
     try:
         return rubric.compute_score(list(truth))
     except (VerdictError, ValueError):
@@ -131,7 +131,7 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
         if report is not None and report.score is not None:
             judged[i] = report.score
         if truth is not None:
-            h = _human_score(rubric, truth)
+            h = human_score(rubric, truth)
             human[i] = np.nan if h is None else h
         for pos, criterion in enumerate(leaves):
             key = _group_key(groups, criterion.key or f"#{pos}", criterion)
@@ -160,14 +160,6 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
     return out
 
 
-def _interval(values: FloatArray, confidence: float) -> tuple[float, float]:
-    finite = values[~np.isnan(values)]
-    if finite.size == 0:
-        return (math.nan, math.nan)
-    lo, hi = np.quantile(finite, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return (float(lo), float(hi))
-
-
 def _pack(
     values: dict[str, FloatArray], confidence: float
 ) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
@@ -175,7 +167,7 @@ def _pack(
     intervals = {}
     for k, v in values.items():
         if v.shape[0] > 1:
-            intervals[k] = _interval(v[1:], confidence)
+            intervals[k] = percentile_interval(v[1:], confidence)
     return point, intervals
 
 
@@ -347,7 +339,7 @@ def compute_metrics(
         _criterion(k, g, weights, na_mode, confidence, has_report) for k, g in groups.items()
     ]
     inter = [a for k, g in groups.items() if (a := _inter_judge(k, g, na_mode)) is not None]
-    pooled = pooled_binary(list(groups.values()), weights, na_mode, confidence, _interval)
+    pooled = pooled_binary(list(groups.values()), weights, na_mode, confidence, percentile_interval)
     return MetricsReport(
         pooled=pooled,
         verdicts=verdicts,

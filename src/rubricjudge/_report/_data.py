@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from .._errors import ConfigError
 from .._model._reports import CriterionReport, EvaluationReport
 
@@ -50,77 +48,38 @@ def leaves(report: EvaluationReport | None) -> list[CriterionReport]:
     return [] if report is None or report.report is None else _leaves(report.report)
 
 
-def _why(e: ValueError) -> str:
-    if isinstance(e, ValidationError):
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "the line"
-        return f"{where}: {first['msg']}"
-    return str(e).splitlines()[0]
-
-
 def _from_jsonl(path: Path, flag: str) -> RunData:
-    reports: list[EvaluationReport | None] = []
-    ids: list[str] = []
-    subs: list[str] = []
-    try:
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    report = EvaluationReport.model_validate_json(line)
-                except ValueError as e:
-                    raise ConfigError(
-                        f"{flag}{path} line {n}: not a report of `rubricjudge grade` ({_why(e)}); "
-                        "give the JSONL that `rubricjudge grade -o` writes, or a run directory"
-                    ) from None
-                reports.append(report)
-                ids.append(str(report.id if report.id is not None else n))
-                subs.append(str(report.metadata.get("submission", "")))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{flag}{path}: cannot read it ({e})") from None
-    if not reports:
-        raise ConfigError(f"{flag}{path} holds no reports; give the -o file of `rubricjudge grade`")
-    return RunData(str(path), reports, ids, subs, thresholds=[None] * len(reports))
+    from .._runs._read import read_reports_jsonl
+
+    run = read_reports_jsonl(path, flag=flag)
+    subs = [str(r.metadata.get("submission", "")) if r is not None else "" for r in run.reports]
+    return RunData(run.source, run.reports, run.ids, subs, thresholds=[None] * len(run.reports))
 
 
 def _from_run(path: Path) -> RunData:
     from .._runs import RunResult
+    from .._runs._read import read_run_dir
     from ._judgments import raw_calls
 
-    result = RunResult.open(path)
-    reports = list(result.iter_reports())
-    errors: list[str | None] = [None] * len(reports)
-    keys: dict[int, str] = {}
-    for o in result.outcomes:
-        keys[o.index] = o.key  # how the store names the item, dataset copy or not
-        if o.error and 0 <= o.index < len(errors):
-            errors[o.index] = o.error
-    dataset = None
-    copy = path / "dataset.jsonl"
-    if copy.is_file():
-        from .._datasets import RubricDataset
-
-        dataset = RubricDataset.from_file(copy)
-    ids: list[str] = []
+    run = read_run_dir(path, whole_dataset=True)
+    reports, dataset = run.reports, run.dataset
     subs: list[str] = []
     thresholds: list[float | None] = []
     for i in range(len(reports)):
         item = dataset.items[i] if dataset is not None and i < len(dataset.items) else None
-        ids.append(keys.get(i) or str(getattr(item, "id", None) or f"#{i}"))
         subs.append(_text(item.submission) if item is not None else "")
-        rubric = dataset.get_item_rubric(i) if dataset is not None and item is not None else None
+        rubric = run.item_rubric(i) if item is not None else None
         thresholds.append(rubric.pass_threshold if rubric is not None else None)
     data = RunData(
         str(path),
         reports,
-        ids,
+        run.ids,
         subs,
         dataset=dataset,
         thresholds=thresholds,
         calls=raw_calls(path),
-        item_errors=errors,
-        wall_s=result.summary.wall_s,
+        item_errors=run.errors,
+        wall_s=RunResult.open(path).summary.wall_s,
     )
     if dataset is not None and any(it.ground_truth is not None for it in dataset.items):
         from .._metrics import compute_metrics
