@@ -47,6 +47,8 @@ class RubricJudgeRewardConfig(JudgeConfig):
     """rubricjudge's judge spec: ``local``, ``openai/<model>``, ``anthropic/<model>`` ..."""
     judge_base_url: str | None = None
     """An OpenAI-compatible server for the judge (several, separated by commas: a fleet)."""
+    judge_options: dict[str, Any] = {}
+    """More judge options (``timeout_s``, ``max_retries``, ``cache`` ...: docs/judges.md)."""
     question_field: str = ""
     """Task field holding the question; empty: the task's prompt as text."""
     answer_field: str = ""
@@ -67,7 +69,7 @@ class RubricJudgeReward(Judge[float, RubricJudgeRewardConfig]):
             raise ConfigError("RubricJudgeRewardConfig needs rubric= (a rubric file)")
         from rubricjudge._graders import CriterionGrader
 
-        options: dict[str, Any] = {}
+        options: dict[str, Any] = dict(self.config.judge_options)
         if self.config.judge_base_url:
             options["base_url"] = self.config.judge_base_url
         self.engine = RewardEngine(
