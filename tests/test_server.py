@@ -85,8 +85,14 @@ def test_health_and_openapi_are_open(served: Served) -> None:
         "/rubrics/{rubric_id}",
         "/score",
         "/score/batch",
+        "/get_reward",
     }
     schemas = doc["components"]["schemas"]
+    reward = jsonschema_rs.Draft202012Validator(
+        {"$ref": "#/components/schemas/RewardRequest", "components": doc["components"]}
+    )
+    assert reward.is_valid({"query": ["p a"], "prompts": ["p "], "labels": [None]})
+    assert not reward.is_valid({"query": []}) and not reward.is_valid({"query": ["q"], "x": 1})
     request = {"$ref": "#/components/schemas/ScoreRequest", "components": doc["components"]}
     validator = jsonschema_rs.Draft202012Validator({**request, "$defs": schemas})
     assert validator.is_valid({"rubric": "x", "submission": "y"})

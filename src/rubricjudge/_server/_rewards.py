@@ -83,3 +83,38 @@ def reply(
         "version": version,
         "usage": batch.usage(),
     }
+
+
+def reward_schemas() -> dict[str, Any]:
+    """The OpenAPI schemas of ``/get_reward``'s body and reply."""
+    strs = {"type": "array", "items": {"type": ["string", "null"]}}
+    nums = {"type": "array", "items": {"type": ["number", "null"]}}
+    return {
+        "RewardRequest": {
+            "type": "object",
+            "description": "OpenRLHF's reward body: each query is a prompt and its response.",
+            "properties": {
+                "query": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                "prompts": strs,
+                "labels": {**strs, "description": "Reference answers, one per query."},
+                "rubric": {"type": "string", "description": "Rubric id (or ?rubric= in the URL)."},
+                "version": {"type": ["string", "null"]},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+        "RewardResponse": {
+            "type": "object",
+            "properties": {
+                "rewards": nums,
+                "scores": nums,
+                "extra_logs": {"type": "object", "additionalProperties": nums},
+                "failed": {"type": "array", "items": {"type": "boolean"}},
+                "errors": strs,
+                "rubric": {"type": "string"},
+                "version": {"type": ["string", "null"]},
+                "usage": {"type": "object"},
+            },
+            "required": ["rewards", "scores", "extra_logs", "failed", "errors", "usage"],
+        },
+    }
