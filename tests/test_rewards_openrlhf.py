@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from chat_server import ChatServer
@@ -190,3 +191,61 @@ def test_response_of(query: str, prompt: str | None, response: str | None) -> No
             response_of(query, prompt)
     else:
         assert response_of(query, prompt) == response
+
+
+def test_cli_serve_rubric_logs_each_batch_and_hides_the_token(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    chat_server.handler = fruit_reply
+    rubric = write_rubric(tmp_path)
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "rubricjudge._cli.main", "serve", "--port", str(port)]
+    cmd += ["--rubric", str(rubric), "--token-file", str(token_file), "--judge", "openai/test"]
+    cmd += ["--base-url", chat_server.base_url, "--no-cache", "--judge-concurrency", "4"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                httpx.get(url + "/health", timeout=1)
+                break
+            except httpx.TransportError:
+                if proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+        body = {"query": [PROMPT + "apple", PROMPT + "banana"], "prompts": [PROMPT, PROMPT]}
+        r = httpx.post(f"{url}/get_reward?token={TOKEN}", json=body, timeout=30)
+        assert r.status_code == 200, r.text
+        assert r.json()["rewards"] == [0.5, 0.5] and r.json()["rubric"] == "fruit"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert "/get_reward fruit: 2 rollouts, 0 failed, 0 judge errors; 4 judge calls" in err
+    assert "token=***" in out and TOKEN not in out + err
+
+
+def test_cli_serve_flag_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from rubricjudge._cli.main import main
+
+    rubric = write_rubric(tmp_path)
+    assert main(["serve", "--rubric", str(tmp_path / "missing.yaml"), "--no-auth"]) == 1
+    assert "--rubric" in capsys.readouterr().err
+    (tmp_path / "bad name.yaml").write_text(rubric.read_text())
+    assert main(["serve", "--rubric", str(tmp_path / "bad name.yaml"), "--no-auth"]) == 1
+    assert "rename the file" in capsys.readouterr().err
+    assert main(["serve", "--rubric", str(rubric), "--no-auth", "--judge-concurrency", "0"]) == 1
+    assert "--judge-concurrency 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--rubric", str(rubric), "--no-auth", "--on-failure", "zero"])
+    assert exit_.value.code == 2

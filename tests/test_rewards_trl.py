@@ -97,3 +97,17 @@ def test_group_reward_refuses_rewards_that_would_bias_groups(tmp_path: Path) -> 
         GroupRelativeReward(_reward(rubric, failure_policy="value"))
     with pytest.raises(ConfigError, match="not 'zscore'"):
         GroupRelativeReward(_reward(rubric, normalization="zscore"))
+
+
+def test_no_trainer_is_loaded_by_rubricjudge_or_its_cli() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, rubricjudge, rubricjudge.rewards, rubricjudge.integrations.verl\n"
+        "import rubricjudge._cli.main\n"
+        "heavy = {'torch', 'trl', 'verl', 'verifiers', 'transformers', 'openrlhf', 'ray'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
