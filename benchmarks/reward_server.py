@@ -79,7 +79,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start_server(rubric: Path, chat_url: str, concurrency: int, rollouts: int) -> Any:
+def _start_server(rubric: Path, chat_url: str, concurrency: int, rollouts: int, log: Any) -> Any:
     port = _free_port()
     cmd = [
         sys.executable, "-m", "rubricjudge._cli.main", "serve", "--rubric", str(rubric),
@@ -88,7 +88,8 @@ def _start_server(rubric: Path, chat_url: str, concurrency: int, rollouts: int) 
         "--judge-concurrency", str(concurrency), "--max-batch", str(max(rollouts, 64)),
         "--max-body-bytes", str(64 * 2**20),
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # the server's log goes to a file: a pipe nobody reads would fill and stall the server
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, text=True)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -232,7 +233,9 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         rubric = _rubric(Path(tmp))
-        server, url = _start_server(rubric, chat_url, args.concurrency, args.rollouts)
+        log_path = Path(tmp) / "server.log"
+        log = log_path.open("w")
+        server, url = _start_server(rubric, chat_url, args.concurrency, args.rollouts, log)
         try:
             res = asyncio.run(batched(url, args.rollouts, args.requests, server.pid))
             print(_line(f"serve /get_reward, {args.requests} requests", res, ideal), flush=True)
@@ -244,6 +247,10 @@ def main() -> None:
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(timeout=30)
+            log.close()
+        batches = [line for line in log_path.read_text().splitlines() if "/get_reward" in line]
+        if batches:
+            print(f"    the server's log, first batch: {batches[0].split('/get_reward', 1)[1]}")
         res = trl_adapter(chat_url, rubric, args.rollouts, args.requests, args.concurrency)
         print(_line(f"RubricReward in-process, {args.requests} calls", res, ideal), flush=True)
     from batch_throughput import probe_server

@@ -98,13 +98,13 @@ def test_reply_carries_usage_and_the_cache_makes_a_repeat_free(
 def test_the_judge_sees_the_response_and_the_prompt_apart(
     http_served: Served, chat_server: ChatServer
 ) -> None:
-    body = {"query": [PROMPT + "an apple<|im_end|>"], "prompts": [PROMPT], "labels": ["apple pie"]}
+    body = {"query": [PROMPT + "an apple<|im_end|>"], "prompts": [PROMPT], "labels": [31415]}
     with http_served.client() as client:
         assert client.post("/get_reward", json=body).json()["rewards"] == [0.5]
     user = chat_server.chat_requests[0].json["messages"][-1]["content"]
     assert "\nan apple\n</submission" in user  # the response only, end token dropped
     assert "Name some fruit." in user.split("The submission:")[0]  # the prompt as the request
-    assert "apple pie" in user  # the label as the reference answer
+    assert "31415" in user  # the label (a number in this dataset) as the reference answer
 
 
 @pytest.mark.parametrize(

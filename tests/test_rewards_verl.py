@@ -145,10 +145,11 @@ def test_compute_score_signature_and_settings(chat_server: ChatServer, tmp_path:
     chat_server.handler = fruit_reply
     rubric = write_rubric(tmp_path)
     url = chat_server.base_url
-    got = compute_score(
-        "fruit", "an apple", "x", {}, rubric=str(rubric), judge="openai/t", base_url=url
-    )
-    assert got["score"] == 0.5 and got["rubric_failed"] == 0.0
+    for answer in ("an apple", "a banana"):  # each call its own event loop, one engine
+        got = compute_score(
+            "fruit", answer, "x", {}, rubric=str(rubric), judge="openai/t", base_url=url
+        )
+        assert got["score"] == 0.5 and got["rubric_failed"] == 0.0
     by_source = {"fruit": str(rubric)}
     got = compute_score(
         "fruit", "banana", None, None, rubric=by_source, judge="openai/t", base_url=url

@@ -34,7 +34,7 @@ class RewardRequest(BaseModel):
 
     query: list[str] = Field(min_length=1)
     prompts: list[str | None] | None = None
-    labels: list[str | None] | None = None
+    labels: list[str | int | float | None] | None = None  # a dataset's answers may be numbers
     rubric: str | None = Field(default=None, min_length=1, max_length=128)
     version: str | None = Field(default=None, max_length=64)
 
@@ -54,6 +54,7 @@ def rollouts_of(body: RewardRequest) -> list[Rollout]:
     for i, query in enumerate(body.query):
         prompt = body.prompts[i] if body.prompts is not None else None
         label = body.labels[i] if body.labels is not None else None
+        label = None if label is None else str(label)
         try:
             out.append(Rollout(response_of(query, prompt), prompt, label))
         except ValueError as e:
@@ -96,7 +97,11 @@ def reward_schemas() -> dict[str, Any]:
             "properties": {
                 "query": {"type": "array", "items": {"type": "string"}, "minItems": 1},
                 "prompts": strs,
-                "labels": {**strs, "description": "Reference answers, one per query."},
+                "labels": {
+                    "type": "array",
+                    "items": {"type": ["string", "number", "null"]},
+                    "description": "Reference answers, one per query.",
+                },
                 "rubric": {"type": "string", "description": "Rubric id (or ?rubric= in the URL)."},
                 "version": {"type": ["string", "null"]},
             },
