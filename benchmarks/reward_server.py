@@ -116,10 +116,17 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
+def _cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def batched(url: str, rollouts: int, requests: int, pid: int) -> dict[str, Any]:
     import aiohttp
 
     latencies, memory = [], []
+    cpu = _cpu_s(pid)
     timeout = aiohttp.ClientTimeout(total=600)
     async with aiohttp.ClientSession(timeout=timeout) as session:
         start = time.perf_counter()
@@ -133,13 +140,19 @@ async def batched(url: str, rollouts: int, requests: int, pid: int) -> dict[str,
             assert body["usage"]["judge_calls"] == rollouts * CRITERIA, body["usage"]
             memory.append(_rss_mib(pid))
         wall = time.perf_counter() - start
-    return {"rate": rollouts * requests / wall, "latencies": latencies, "memory": memory}
+    return {
+        "rate": rollouts * requests / wall,
+        "latencies": latencies,
+        "memory": memory,
+        "server_cpu_ms": (_cpu_s(pid) - cpu) / (rollouts * requests) * 1e3,
+    }
 
 
-async def single(url: str, rollouts: int, clients: int) -> dict[str, Any]:
+async def single(url: str, rollouts: int, clients: int, pid: int) -> dict[str, Any]:
     import aiohttp
 
     latencies: list[float] = []
+    cpu = _cpu_s(pid)
     todo = iter(range(rollouts))
     timeout = aiohttp.ClientTimeout(total=600)
     connector = aiohttp.TCPConnector(limit=clients)
@@ -156,7 +169,8 @@ async def single(url: str, rollouts: int, clients: int) -> dict[str, Any]:
         start = time.perf_counter()
         await asyncio.gather(*(client() for _ in range(clients)))
         wall = time.perf_counter() - start
-    return {"rate": rollouts / wall, "latencies": latencies}
+    server_cpu_ms = (_cpu_s(pid) - cpu) / rollouts * 1e3
+    return {"rate": rollouts / wall, "latencies": latencies, "server_cpu_ms": server_cpu_ms}
 
 
 def trl_adapter(chat_url: str, rubric: Path, rollouts: int, requests: int, conc: int) -> dict:
@@ -195,6 +209,8 @@ def _line(name: str, res: dict[str, Any], ideal: float) -> str:
         f"{name}: {res['rate']:6.1f} rewards/s of ideal {ideal:.1f} = {res['rate'] / ideal:.2f}   "
         f"request latency p50 {_pct(lat, 50):.3f}s p99 {_pct(lat, 99):.3f}s"
     )
+    if "server_cpu_ms" in res:
+        text += f"   server CPU {res['server_cpu_ms']:.2f} ms per reward"
     if "cpu_ms" in res:
         text += f"   client CPU {res['cpu_ms']:.2f} ms per reward"
     if "memory" in res:
@@ -239,7 +255,7 @@ def main() -> None:
         try:
             res = asyncio.run(batched(url, args.rollouts, args.requests, server.pid))
             print(_line(f"serve /get_reward, {args.requests} requests", res, ideal), flush=True)
-            res = asyncio.run(single(url, args.rollouts, args.clients))
+            res = asyncio.run(single(url, args.rollouts, args.clients, server.pid))
             print(
                 _line(f"serve /get_reward, 1 query x {args.rollouts} requests", res, ideal),
                 flush=True,
