@@ -14,7 +14,6 @@ from typing import Any
 import httpx
 import jsonschema_rs
 import pytest
-import uvicorn
 
 from rubricjudge._errors import ConfigError
 from rubricjudge._graders import CriterionGrader
@@ -22,41 +21,9 @@ from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._server import DirectorySource, RegistrySource, ServerSettings, create_app
 from rubricjudge._server._run import auth_token, is_loopback
+from served import TOKEN, Served
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
-TOKEN = "test-token-0123456789abcdef"
-
-
-class Served:
-    """A running server: its base URL and a client."""
-
-    def __init__(self, app: Any) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="error", lifespan="off", ws="none"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> Served:
-        self.thread.start()
-        for _ in range(500):
-            if self.server.started:
-                break
-            self.thread.join(0.01)
-        assert self.server.started, "uvicorn did not start"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-
-    def client(self, token: str | None = TOKEN) -> httpx.Client:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
 
 
 class GateJudge:
@@ -118,8 +85,14 @@ def test_health_and_openapi_are_open(served: Served) -> None:
         "/rubrics/{rubric_id}",
         "/score",
         "/score/batch",
+        "/get_reward",
     }
     schemas = doc["components"]["schemas"]
+    reward = jsonschema_rs.Draft202012Validator(
+        {"$ref": "#/components/schemas/RewardRequest", "components": doc["components"]}
+    )
+    assert reward.is_valid({"query": ["p a"], "prompts": ["p "], "labels": [None]})
+    assert not reward.is_valid({"query": []}) and not reward.is_valid({"query": ["q"], "x": 1})
     request = {"$ref": "#/components/schemas/ScoreRequest", "components": doc["components"]}
     validator = jsonschema_rs.Draft202012Validator({**request, "$defs": schemas})
     assert validator.is_valid({"rubric": "x", "submission": "y"})

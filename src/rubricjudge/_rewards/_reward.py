@@ -238,6 +238,9 @@ class RubricReward:
         self.stats.failures += len(failed)
         self.stats.scored += n - len(failed)
         self.stats.failure_messages.extend(failed)
+        log_metric = kwargs.get("log_metric")
+        if callable(log_metric):  # TRL hands reward functions its metric logger
+            log_metric(f"{self.__name__}/failed", float(len(failed)))
         if failed and self.failure_policy == "raise":
             raise RewardError(
                 f"{len(failed)} of {n} completions could not be scored; first: {failed[0]} "

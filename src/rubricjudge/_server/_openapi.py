@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._rewards import reward_schemas
+
 if TYPE_CHECKING:
     from ._settings import ServerSettings
 
@@ -172,7 +174,7 @@ def openapi_document(settings: ServerSettings) -> dict[str, Any]:
             "description": "Score submissions against rubrics the server holds. " + limits,
         },
         "components": {
-            "schemas": _schemas(settings.max_batch),
+            "schemas": {**_schemas(settings.max_batch), **reward_schemas()},
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
         "paths": {
@@ -248,6 +250,21 @@ def openapi_document(settings: ServerSettings) -> dict[str, Any]:
                     "security": secured,
                     "requestBody": _json_body("BatchRequest"),
                     "responses": {"200": _ok("BatchResponse", "One report per item."), **common},
+                }
+            },
+            "/get_reward": {
+                "post": {
+                    "summary": "OpenRLHF's remote reward model protocol: one reward per query, "
+                    "in order (the token may also be ?token= in the URL; the rubric ?rubric=).",
+                    "security": secured,
+                    "requestBody": _json_body("RewardRequest"),
+                    "responses": {
+                        "200": _ok("RewardResponse", "Rewards, flags and the batch's usage."),
+                        **common,
+                        "502": _error(
+                            "Rollouts failed and the failure policy is error, or all did."
+                        ),
+                    },
                 }
             },
         },

@@ -77,4 +77,8 @@ def serve(settings: ServerSettings, host: str = "127.0.0.1", port: int = 8000) -
         raise missing_extra("serve", "the scoring server needs starlette and uvicorn") from None
     if settings.token is None and not is_loopback(host):
         raise ConfigError(f"refusing to serve without a token on non-loopback host {host!r}")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    from ._logs import log_config
+
+    uvicorn.run(
+        create_app(settings), host=host, port=port, log_level="info", log_config=log_config()
+    )
