@@ -15,7 +15,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -275,14 +274,7 @@ class Calibration(BaseModel):
             ) from None
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write this calibration as JSON (to a temporary file, then renamed)."""
-        p = Path(path)
-        text = self.model_dump_json(indent=2) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write this calibration as JSON, whole or not at all (see ``_outfile``)."""
+        from .._outfile import write_output
+
+        write_output(path, self.model_dump_json(indent=2) + "\n")

@@ -14,9 +14,7 @@ import argparse
 import asyncio
 import hashlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -25,6 +23,7 @@ from .._errors import ConfigError
 from .._graders._spec import GRADER_KINDS
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+from .._outfile import OutputFile
 from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
@@ -210,35 +209,22 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
         return dry_run(args, grader, work)
-    out: IO[str]
-    tmp: Path | None = None
-    if args.output:  # a temporary file beside the output, renamed on success
-        target = Path(args.output)
-        if not target.parent.is_dir():
-            raise ConfigError(
-                f"-o {args.output}: the directory {str(target.parent)!r} does not exist"
-            )
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
-        tmp = Path(name)
-        out = os.fdopen(fd, "w", encoding="utf-8")
-    else:
-        out = sys.stdout
-    ok = False
+    target = OutputFile(args.output, flag="-o") if args.output else None
+    out: IO[str] = target.stream if target is not None else sys.stdout
     try:
         tally = asyncio.run(_write_reports(args, rubric, grader, source, out))
-        ok = True
+        graded = not (tally.items and tally.not_graded == tally.items)
+        if target is not None and graded:  # otherwise what the user had at -o stays
+            target.commit()
     finally:
-        if tmp is not None:
-            out.close()
-            if ok:
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(tmp, 0o666 & ~umask)
-                os.replace(tmp, args.output)
-            else:  # what the user had at -o is left as it was
-                tmp.unlink(missing_ok=True)
+        if target is not None:
+            target.discard()
     print(tally.text(judges=", ".join(judge_names(args)), grader=args.grader), file=sys.stderr)
-    if tally.items and tally.not_graded == tally.items:
-        print("rubricjudge: error: no item could be graded (see the errors above)", file=sys.stderr)
+    if not graded:
+        kept = f"; {args.output} was left as it was" if target and not target.streaming else ""
+        print(
+            f"rubricjudge: error: no item could be graded (see the errors above){kept}",
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -142,8 +142,9 @@ def _kind(path: Path) -> str:
 
 def dump_file(ds: RubricDataset, path: str | Path) -> None:
     """Write the dataset to ``path`` in the format its extension names (JSON by default)."""
-    p = Path(path)
-    p.write_text(dump_text(ds, _kind(p)), encoding="utf-8")
+    from .._outfile import write_output
+
+    write_output(path, dump_text(ds, _kind(Path(path))))
 
 
 # -- reading ---------------------------------------------------------------------------------
