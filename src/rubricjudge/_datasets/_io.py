@@ -257,7 +257,9 @@ def dataset_from_dict(data: Any, *, source: str = "<data>") -> RubricDataset:
 
 def _jsonl(text: str, source: str) -> RubricDataset:
     rows: list[tuple[int, Any]] = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    # JSON lines end at "\n" alone: str.splitlines() would also split at U+2028, U+2029
+    # and U+0085, which JSON (and our writers) keep raw inside strings
+    for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
