@@ -335,7 +335,9 @@ class EvaluationReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    score: float | None
+    # None when nothing could be graded; a default, so a report written without it
+    # (as every writer leaving None fields out did) still reads back
+    score: float | None = None
     raw_score: float | None = None
     llm_raw_score: float | None = None
     report: list[CriterionReport] | None = None
@@ -376,5 +378,9 @@ class EvaluationReport(BaseModel):
         return section_scores(self, policy if policy is not None else DEFAULT_POLICY)
 
     def to_jsonable(self) -> dict[str, Any]:
-        """A JSON-ready dict with None fields left out."""
-        return self.model_dump(mode="json", exclude_none=True)
+        """A JSON-ready dict with None fields left out, but ``score`` always there.
+
+        ``"score": null`` says in the file that the item could not be graded.
+        """
+        data = self.model_dump(mode="json", exclude_none=True)
+        return {"score": data.pop("score", None), **data}
