@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import io
 import json
 import sys
 from collections.abc import Iterator
@@ -153,10 +154,23 @@ class _Source:
         if self.text is not None:
             yield Item(line=0, id="1", submission=self.text, query=self.query, reference=None)
         elif self.path is None:
-            yield from iter_items(sys.stdin, "<stdin>")
+            yield from iter_items(_strict_stdin(), "<stdin>")
         else:
             with self.path.open(encoding="utf-8") as f:
                 yield from iter_items(f, str(self.path))
+
+
+def _strict_stdin() -> IO[str]:
+    """Stdin decoded as strict UTF-8.
+
+    Python reads stdin with ``errors="surrogateescape"`` under a C or POSIX locale, so
+    a byte that is not UTF-8 would reach the judge (or the JSON parser, reported as
+    "not valid JSON") instead of being reported as what it is.
+    """
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # already text (a test's StringIO)
+        return sys.stdin
+    return io.TextIOWrapper(buffer, encoding="utf-8", errors="strict")
 
 
 async def _write_reports(
