@@ -62,7 +62,9 @@ def test_a_run_that_grades_nothing_keeps_the_old_output(
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
-def test_a_symlink_stays_a_link_and_the_mode_is_kept(files: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_symlink_stays_a_link_and_the_mode_is_kept(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
     rubric, answers = files
     real = tmp_path / "data" / "real.jsonl"
     real.parent.mkdir()
