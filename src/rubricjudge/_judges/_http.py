@@ -71,6 +71,7 @@ class HTTPReply:
     status: int
     headers: Mapping[str, str]
     body: bytes
+    endpoint: int = -1  # which endpoint of a fleet answered (see Fleet.unreadable)
 
     def json(self) -> Any:
         """The body as JSON.

@@ -100,7 +100,8 @@ def endpoint_lines(endpoints: dict[str, EndpointStats]) -> list[str]:
     for url, st in endpoints.items():
         lat = "  ".join(f"{k} {v:.3f}s" for k, v in st.latency_s.items()) or "no answer"
         down = "" if st.healthy else "  [down at the end]"
-        lines.append(f"  {url}: {st.calls} sent, {st.errors} failed  {lat}{down}")
+        bad = f" ({st.unreadable} unreadable)" if st.unreadable else ""
+        lines.append(f"  {url}: {st.calls} sent, {st.errors} failed{bad}  {lat}{down}")
     return lines
 
 
