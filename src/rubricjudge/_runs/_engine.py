@@ -85,6 +85,7 @@ class RunSession:
         self.stored_items: set[str] = set()
         self.builder = SummaryBuilder(total or 0)
         self.batch_answers = 0  # judgments provider batches answered in this session
+        self.batch_rejected = 0  # batch results for ids not sent in that batch, or twice
         self._grader = grader
         self._wrapper = wrapper
         self._lock = RunLock(self.run_dir) if self.run_dir is not None else None
@@ -276,6 +277,7 @@ class RunSession:
             + remote.replayed,
             wall_s=time.perf_counter() - self._started,
             endpoints=self.endpoint_stats(),
+            batch_rejected=self.batch_rejected,
         )
 
 

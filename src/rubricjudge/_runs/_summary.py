@@ -27,6 +27,9 @@ class RunSummary(BaseModel):
     session. ``cost`` is None when the price of some call is unknown.
     ``endpoints`` holds, for a judge over a fleet of servers (several base URLs),
     each server's requests, failures and latency in the last session.
+    ``batch_results_rejected`` counts the lines of provider batch results not
+    used: for a request not sent in that batch, or a second one for a request
+    (whose answer is then recorded as a judge error).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -51,6 +54,7 @@ class RunSummary(BaseModel):
     error_examples: list[str] = Field(default_factory=list)
     wall_s: float | None = None
     endpoints: dict[str, EndpointStats] = Field(default_factory=dict)
+    batch_results_rejected: int = 0
 
     def to_text(self) -> str:
         """Render a few readable lines."""
@@ -81,6 +85,11 @@ class RunSummary(BaseModel):
         if self.wall_s is not None:
             lines.append(f"wall time: {self.wall_s:.2f}s")
         lines.extend(endpoint_lines(self.endpoints))
+        if self.batch_results_rejected:
+            lines.append(
+                f"batch results rejected: {self.batch_results_rejected} (for requests not "
+                "sent in that batch, or a second result for one request)"
+            )
         if self.verdicts:
             lines.append("verdicts per criterion (answer=count):")
         for key, dist in self.verdicts.items():
@@ -168,6 +177,7 @@ class SummaryBuilder:
         replayed: int = 0,
         wall_s: float | None = None,
         endpoints: dict[str, EndpointStats] | None = None,
+        batch_rejected: int = 0,
     ) -> RunSummary:
         """Build the summary, with the judge numbers taken from ``judgments``."""
         calls = 0
@@ -204,6 +214,7 @@ class SummaryBuilder:
             error_examples=self.examples,
             wall_s=wall_s,
             endpoints=endpoints or {},
+            batch_results_rejected=batch_rejected,
         )
 
 
