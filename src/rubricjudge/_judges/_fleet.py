@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._errors import ConfigError, JudgeError
+from .._quantiles import summary_percentiles
 from ._http import Endpoint, HTTPReply, _hop, status_error
 
 __all__ = [
@@ -331,8 +332,6 @@ def endpoint_stats(
     fleets: Iterable[tuple[Fleet, FleetMark | None]],
 ) -> dict[str, EndpointStats]:
     """Per base URL, the numbers of ``fleets`` (each since its mark), summed over fleets."""
-    import numpy as np
-
     merged: dict[str, tuple[int, int, int, array[float], bool]] = {}
     for fleet, since in fleets:
         for base, calls, errors, bad, lat, healthy in fleet._raw(since):
@@ -340,14 +339,7 @@ def endpoint_stats(
             merged[base] = (c0 + calls, e0 + errors, b0 + bad, l0 + lat, h0 and healthy)
     out: dict[str, EndpointStats] = {}
     for base, (calls, errors, bad, lat, healthy) in merged.items():
-        latency: dict[str, float] = {}
-        if lat:
-            arr = np.frombuffer(lat, dtype=np.float64)
-            latency = {
-                "p50": float(np.percentile(arr, 50)),
-                "p90": float(np.percentile(arr, 90)),
-                "max": float(arr.max()),
-            }
+        latency = summary_percentiles(lat, (("p50", 50), ("p90", 90)))
         out[base] = EndpointStats(
             calls=calls, errors=errors, unreadable=bad, latency_s=latency, healthy=healthy
         )

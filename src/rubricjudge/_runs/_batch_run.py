@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .._errors import ConfigError, RunError, UsageError
-from .._judges._anthropic_batch import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS
+from .._judges._batch_common import LARGEST_BATCH_BYTES as MAX_BATCH_BYTES
+from .._judges._batch_common import LARGEST_BATCH_REQUESTS as MAX_BATCH_REQUESTS
 from .._judges._batch_common import AmbiguousBatch, BatchAPI, LineResult
 from ._batch_judge import BatchJudge
 from ._batch_ledger import TERMINAL, BatchLedger, BatchRow

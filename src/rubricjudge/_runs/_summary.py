@@ -7,11 +7,11 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._judges._fleet import EndpointStats
 from .._model._reports import CriterionReport, EvaluationReport, TokenUsage
+from .._quantiles import summary_percentiles
 from ._store import JudgmentRow
 
 __all__ = ["RunSummary", "SummaryBuilder", "endpoint_lines"]
@@ -220,11 +220,4 @@ class SummaryBuilder:
 
 def _percentiles(values: array[float]) -> dict[str, float]:
     """p50, p90, p99 and max of ``values`` (empty when there are none)."""
-    if not values:
-        return {}
-    arr = np.frombuffer(values, dtype=np.float64)
-    out = {
-        name: float(np.percentile(arr, q)) for name, q in (("p50", 50), ("p90", 90), ("p99", 99))
-    }
-    out["max"] = float(arr.max())
-    return out
+    return summary_percentiles(values, (("p50", 50), ("p90", 90), ("p99", 99)))
