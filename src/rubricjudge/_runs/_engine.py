@@ -57,6 +57,7 @@ class _RemoteTally:
 
     calls: int = 0
     replayed: int = 0
+    cached: int = 0
     errors: int = 0
     rows: list[JudgmentRow] = field(default_factory=list)
 
@@ -207,6 +208,7 @@ class RunSession:
             raise RunError(f"the worker grading item {job.key!r} ended without its result")
         tally.calls += outcome.calls - streamed
         tally.replayed += outcome.replayed
+        tally.cached += outcome.cached
         tally.errors += outcome.errors
         tally.rows.extend(outcome.rejected)
         if outcome.report is None:
@@ -278,6 +280,7 @@ class RunSession:
             wall_s=time.perf_counter() - self._started,
             endpoints=self.endpoint_stats(),
             batch_rejected=self.batch_rejected,
+            cached=sum(w.cached for w in self.wrappers) + remote.cached,
         )
 
 

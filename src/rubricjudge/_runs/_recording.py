@@ -82,6 +82,7 @@ class RecordingJudge:
         self._seen: dict[str, dict[str, int]] = {}
         self.calls = 0
         self.replayed = 0
+        self.cached = 0  # calls the response cache answered (made, but not asked again)
         self.errors = 0
 
     @property
@@ -130,6 +131,7 @@ class RecordingJudge:
                 # a reply that does not answer the question is asked again, not replayed
         response = await self.ask(request, item, digest, occurrence)
         self.calls += 1
+        self.cached += response.cached
         if schema_accepts(request.schema, response.data):
             tags = json.dumps(dict(request.tags), default=str) if request.tags else None
             store.put_judgment(item, digest, occurrence, self._inner.name, response, tags)

@@ -24,7 +24,9 @@ class RunSummary(BaseModel):
 
     ``judge_calls`` counts judgments actually made (all of them for a stored run,
     across resumes); ``replayed_calls`` those served from the run store in the last
-    session. ``cost`` is None when the price of some call is unknown.
+    session; ``cached_calls`` those the last session made that the judge's response
+    cache answered (no model was asked; they are judgments of this run all the same).
+    ``cost`` is None when the price of some call is unknown.
     ``endpoints`` holds, for a judge over a fleet of servers (several base URLs),
     each server's requests, failures and latency in the last session.
     ``batch_results_rejected`` counts the lines of provider batch results not
@@ -46,6 +48,7 @@ class RunSummary(BaseModel):
     verdicts: dict[str, dict[str, int]] = Field(default_factory=dict)
     judge_calls: int = 0
     replayed_calls: int = 0
+    cached_calls: int = 0
     tokens: TokenUsage | None = None
     cost: float | None = None
     latency_s: dict[str, float] = Field(default_factory=dict)
@@ -69,11 +72,12 @@ class RunSummary(BaseModel):
             )
         tokens = self.tokens.total_tokens if self.tokens else 0
         cost = "unknown" if self.cost is None else f"${self.cost:.4f}"
-        calls = f"judge calls: {self.judge_calls} ({self.replayed_calls} replayed)"
+        cached = f"{self.cached_calls} from the response cache"
+        calls = f"judge calls: {self.judge_calls} ({cached})"
         if self.items_resumed or self.replayed_calls:
             calls = (
-                f"judge calls: {self.judge_calls} made over all sessions of this run, "
-                f"{self.replayed_calls} replayed from the run store in this one;"
+                f"judge calls: {self.judge_calls} made over all sessions of this run; in this "
+                f"one {self.replayed_calls} replayed from the run store, {cached};"
             )
         lines.append(f"{calls}  tokens: {tokens}  cost: {cost}")
         if self.latency_s:
@@ -178,6 +182,7 @@ class SummaryBuilder:
         wall_s: float | None = None,
         endpoints: dict[str, EndpointStats] | None = None,
         batch_rejected: int = 0,
+        cached: int = 0,
     ) -> RunSummary:
         """Build the summary, with the judge numbers taken from ``judgments``."""
         calls = 0
@@ -206,6 +211,7 @@ class SummaryBuilder:
             verdicts={k: dict(v) for k, v in self.verdicts.items()},
             judge_calls=calls,
             replayed_calls=replayed,
+            cached_calls=cached,
             tokens=tokens,
             cost=cost if calls else None,
             latency_s=_percentiles(latencies),
