@@ -399,3 +399,30 @@ def test_an_invalid_rubric_on_the_server_does_not_show_its_path(
     body = r.json()
     assert "broken" in body["error"] and "invalid on the server" in body["error"]
     assert str(rubrics_dir.parent) not in r.text and "/tmp" not in r.text
+
+
+@pytest.mark.parametrize("missing", ["uvicorn", "starlette"])
+def test_serve_without_the_extra_announces_nothing(
+    rubrics_dir: Path, tmp_path: Path, missing: str
+) -> None:
+    # issue 23: "serving on ..." was printed, then the missing extra failed the command
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys; sys.modules[{missing!r}] = None\n"
+        "from rubricjudge._cli.main import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    args = ["serve", "--port", "1", "--rubrics-dir", str(rubrics_dir), "--judge", "fake"]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, "--token-file", str(token_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "serving" not in proc.stderr and "Traceback" not in proc.stderr
+    assert "pip install 'rubricjudge[serve]'" in proc.stderr
