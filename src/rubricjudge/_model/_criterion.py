@@ -270,6 +270,29 @@ class Criterion(BaseModel):
             raise ValueError("subcriteria is empty; remove it or list the children")
         return self
 
+    def validate_options(self) -> Criterion:
+        """Check the options as autorubric does; returns the criterion (autorubric's name).
+
+        autorubric refuses a multi-choice criterion with fewer than 2 options, or fewer
+        than 2 that are not N/A; rubricjudge builds one with a single scored option
+        (dataknobs and OpenRubricRL files have them), so the check is this method.
+
+        Raises:
+            ValueError: fewer than 2 options, or fewer than 2 that are not N/A.
+        """
+        if self.options is not None:
+            if len(self.options) < 2:
+                raise ValueError(
+                    f"criterion {self.key or self.requirement!r}: a multi-choice criterion "
+                    "needs at least 2 options"
+                )
+            if sum(not o.na for o in self.options) < 2:
+                raise ValueError(
+                    f"criterion {self.key or self.requirement!r}: it needs at least 2 options "
+                    "that are not N/A"
+                )
+        return self
+
     # -- identity --------------------------------------------------------------
     @property
     def key(self) -> str | None:
