@@ -183,6 +183,11 @@ class CriterionOption(BaseModel):
             raise ValueError(f"option value {v!r} is outside [0, 1]; use a credit from 0 to 1")
         return v
 
+    @property
+    def score(self) -> float:
+        """The option's credit under dataknobs' name for a level's (``value``)."""
+        return self.value
+
 
 CANONICAL_NA_OPTION = CriterionOption(label="N/A", value=0.0, na=True, id="na")
 
@@ -269,6 +274,11 @@ class Criterion(BaseModel):
         if self.subcriteria is not None and not self.subcriteria:
             raise ValueError("subcriteria is empty; remove it or list the children")
         return self
+
+    @property
+    def levels(self) -> list[CriterionOption]:
+        """The options under dataknobs' name (empty for a binary criterion)."""
+        return list(self.options or [])
 
     def validate_options(self) -> Criterion:
         """Check the options as autorubric does; returns the criterion (autorubric's name).
