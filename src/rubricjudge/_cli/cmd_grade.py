@@ -174,9 +174,19 @@ def _strict_stdin() -> IO[str]:
 
 
 async def _write_reports(
-    args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source, out: IO[str]
+    args: argparse.Namespace,
+    rubric: Rubric,
+    grader: Any,
+    source: _Source,
+    out: IO[str],
+    *,
+    flush: bool = True,
 ) -> Tally:
-    """Grade every item through the runs layer's driver; write each report as one line."""
+    """Grade every item through the runs layer's driver; write each report as one line.
+
+    ``flush`` sends each line on at once (stdout, a pipe); a temporary ``-o`` file,
+    which nobody reads before it is renamed, is not flushed line by line.
+    """
     from .._runs._drive import RunOptions, grade_items
 
     tally = Tally()
@@ -186,7 +196,8 @@ async def _write_reports(
         data = report.to_jsonable()
         data = {"id": data.pop("id", None), **data}  # the id first, for people reading
         out.write(json.dumps(data, ensure_ascii=False) + "\n")
-        out.flush()
+        if flush:
+            out.flush()
 
     options = RunOptions(
         run_dir=args.run_dir,
@@ -226,7 +237,8 @@ def run(args: argparse.Namespace) -> int:
     target = OutputFile(args.output, flag="-o") if args.output else None
     out: IO[str] = target.stream if target is not None else sys.stdout
     try:
-        tally = asyncio.run(_write_reports(args, rubric, grader, source, out))
+        streamed = target is None or target.streaming
+        tally = asyncio.run(_write_reports(args, rubric, grader, source, out, flush=streamed))
         graded = not (tally.items and tally.not_graded == tally.items)
         if target is not None and graded:  # otherwise what the user had at -o stays
             target.commit()

@@ -9,6 +9,7 @@ an override without ``rubric``, finds the rubric being graded in
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -23,15 +24,23 @@ __all__ = ["CURRENT_RUBRIC", "call_aggregate"]
 CURRENT_RUBRIC: ContextVar[Rubric | None] = ContextVar("rubricjudge_aggregate_rubric", default=None)
 
 
+@functools.lru_cache(maxsize=256)
+def _takes(function: Callable[..., Any]) -> tuple[bool, bool]:
+    """Whether ``function`` takes ``rubric=`` and ``normalize=`` (once per function)."""
+    params = inspect.signature(function).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    return takes_any or "rubric" in params, takes_any or "normalize" in params
+
+
 def call_aggregate(
     aggregate: Callable[..., Any], reports: list[CriterionReport], rubric: Rubric, normalize: bool
 ) -> Any:
     """Call ``aggregate`` with the keywords its signature takes (the seed's takes no rubric)."""
-    params = inspect.signature(aggregate).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    # a bound method is new on every access: its function is what stays the same
+    takes_rubric, takes_normalize = _takes(getattr(aggregate, "__func__", aggregate))
     kwargs: dict[str, Any] = {}
-    if takes_any or "rubric" in params:
+    if takes_rubric:
         kwargs["rubric"] = rubric
-    if takes_any or "normalize" in params:
+    if takes_normalize:
         kwargs["normalize"] = normalize
     return aggregate(reports, **kwargs)
