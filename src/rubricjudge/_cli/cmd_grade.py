@@ -3,7 +3,7 @@
 A thin command over the runs engine that ``evaluate`` uses: input is streamed
 (a file is checked in a first pass, then read again as it is graded), items are
 graded by a fixed pool of workers and written in input order through a bounded
-reorder buffer, each line flushed. With ``--run-dir`` every judgment and item is
+reorder buffer, each line flushed to stdout or a pipe. With ``--run-dir`` every judgment and item is
 committed as it arrives and ``--resume`` continues a killed run. The summary and
 the progress bar go to stderr. ``--dry-run`` counts calls, tokens and dollars.
 """
