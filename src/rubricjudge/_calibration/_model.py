@@ -168,8 +168,8 @@ class Calibration(BaseModel):
 
     format: Literal["rubricjudge-calibration/1", "rubricate-calibration/1"] = FORMAT
     """Files written under the project's old name (``rubricate-calibration/1``) still load."""
-    judge: str = Field(min_length=1)
-    verdict_method: str = Field(min_length=1)
+    judge: str
+    verdict_method: str
     dataset: str | None = None
     train_ids: list[str] = Field(default_factory=list)
     groups: list[CalibrationGroup] = Field(default_factory=list)
