@@ -114,6 +114,7 @@ class RecordingJudge:
             # much CPU as the judge call itself, and reward batches run without a store)
             response = await self.ask(request, item, "", 0)
             self.calls += 1
+            self.cached += response.cached
             self.rows.append(_row(self._inner.name, response))
             return response
         digest = request_hash(self._inner.name, request)
