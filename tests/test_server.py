@@ -377,3 +377,52 @@ def test_score_criteria_on_the_scale_through_an_openai_judge(
         off = {x["criterion"]["name"]: x for x in r.json()["report"]["report"]}
     assert "14" in off["style"]["error"] and "outside the scale 0 to 10" in off["style"]["error"]
     assert "scale_score" not in off["style"] and off["style"]["verdict"] == "CANNOT_ASSESS"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"criteria": [{"requirement": "x", "weight": "heavy"}]}',  # invalid rubric
+        "criteria: [unclosed",  # not YAML
+        "\xff\xfe not text",  # not UTF-8
+    ],
+)
+def test_an_invalid_rubric_on_the_server_does_not_show_its_path(
+    rubrics_dir: Path, text: str
+) -> None:
+    # issue 23, N11: the 500 named the file by its absolute path
+    (rubrics_dir / "broken.yaml").write_bytes(text.encode("utf-8", "surrogateescape"))
+    judge = FakeJudge(default={"reason": "fine", "verdict": "MET"})
+    with Served(_app(rubrics_dir, judge)) as s, s.client() as c:
+        r = c.post("/score", json={"rubric": "broken", "submission": "x"})
+    assert r.status_code == 500, r.text
+    body = r.json()
+    assert "broken" in body["error"] and "invalid on the server" in body["error"]
+    assert str(rubrics_dir.parent) not in r.text and "/tmp" not in r.text
+
+
+@pytest.mark.parametrize("missing", ["uvicorn", "starlette"])
+def test_serve_without_the_extra_announces_nothing(
+    rubrics_dir: Path, tmp_path: Path, missing: str
+) -> None:
+    # issue 23: "serving on ..." was printed, then the missing extra failed the command
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys; sys.modules[{missing!r}] = None\n"
+        "from rubricjudge._cli.main import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    args = ["serve", "--port", "1", "--rubrics-dir", str(rubrics_dir), "--judge", "fake"]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, "--token-file", str(token_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "serving" not in proc.stderr and "Traceback" not in proc.stderr
+    assert "pip install 'rubricjudge[serve]'" in proc.stderr

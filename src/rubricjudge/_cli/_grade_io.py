@@ -114,6 +114,7 @@ class Tally:
         self.unknown_cost = 0
         self.criterion_errors = 0
         self.not_graded = 0
+        self.failures: list[str] = []  # the first items not graded, with why
         self.endpoints: dict[str, EndpointStats] = {}
 
     def add(self, r: EvaluationReport) -> None:
@@ -121,6 +122,8 @@ class Tally:
         self.items += 1
         if r.score is None:
             self.not_graded += 1
+            if len(self.failures) < 3:
+                self.failures.append(f"{r.id}: {r.error or 'no score'}")
         else:
             self.scores.append(r.score)
         self.calls += r.judge_calls
@@ -152,6 +155,7 @@ class Tally:
         lines.append(
             f"errors: {self.criterion_errors} criteria; items not graded: {self.not_graded}"
         )
+        lines.extend(f"  {f}" for f in self.failures)
         if self.endpoints:
             from .._runs._summary import endpoint_lines
 

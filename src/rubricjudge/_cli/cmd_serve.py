@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from .._errors import ConfigError
@@ -136,9 +135,6 @@ def run(args: argparse.Namespace) -> int:
         neutral_value=args.neutral_reward,
     )
     auth = "bearer token" if token else "no authentication (loopback only)"
-    print(
-        f"rubricjudge: serving {source.description} on http://{args.host}:{args.port} ({auth})",
-        file=sys.stderr,
-    )
-    serve(settings, args.host, args.port)
+    banner = f"rubricjudge: serving {source.description} on http://{args.host}:{args.port} ({auth})"
+    serve(settings, args.host, args.port, banner=banner)
     return 0

@@ -142,8 +142,9 @@ def _kind(path: Path) -> str:
 
 def dump_file(ds: RubricDataset, path: str | Path) -> None:
     """Write the dataset to ``path`` in the format its extension names (JSON by default)."""
-    p = Path(path)
-    p.write_text(dump_text(ds, _kind(p)), encoding="utf-8")
+    from .._outfile import write_output
+
+    write_output(path, dump_text(ds, _kind(Path(path))))
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -256,7 +257,9 @@ def dataset_from_dict(data: Any, *, source: str = "<data>") -> RubricDataset:
 
 def _jsonl(text: str, source: str) -> RubricDataset:
     rows: list[tuple[int, Any]] = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    # JSON lines end at "\n" alone: str.splitlines() would also split at U+2028, U+2029
+    # and U+0085, which JSON (and our writers) keep raw inside strings
+    for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -13,6 +13,8 @@ from .._judges._base import Judge, JudgeRequest
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Criterion, Rubric, ScoringType
 from .._model._scoring import assemble_reports, finalize
+from ._aggregate import CURRENT_RUBRIC as _RUBRIC
+from ._aggregate import call_aggregate as _call_aggregate
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine
@@ -411,7 +413,11 @@ class CriterionGrader(Grader):
     ) -> EvaluationReport:
         """Assemble leaf results and hand them to :meth:`aggregate` for the score."""
         reports = assemble_reports(ctx.rubric.criteria, [r for r, _, _ in leaves])
-        report = self.aggregate(reports, rubric=ctx.rubric, normalize=self.normalize)
+        token = _RUBRIC.set(ctx.rubric)
+        try:
+            report = _call_aggregate(self.aggregate, reports, ctx.rubric, self.normalize)
+        finally:
+            _RUBRIC.reset(token)
         if inspect.isawaitable(report):
             report = await report
         if not isinstance(report, EvaluationReport):
@@ -428,13 +434,22 @@ class CriterionGrader(Grader):
         )
 
     def aggregate(
-        self, reports: list[CriterionReport], *, rubric: Rubric, normalize: bool = True
+        self,
+        reports: list[CriterionReport],
+        *,
+        rubric: Rubric | None = None,
+        normalize: bool = True,
     ) -> EvaluationReport | Awaitable[EvaluationReport]:
         """Turn the criteria's results into the report's score (the seed's ``aggregate()``).
 
-        Override it in a subclass (sync or ``async def``) to score differently; the
-        default is the shared scoring (``_scoring.finalize``) with this grader's policy.
+        Override it in a subclass to score differently, sync or ``async def``, as the
+        seed writes it (``aggregate(self, judge_results, *, normalize=True)``) or with a
+        ``rubric`` keyword too: it is passed only to an override that takes it. The
+        default is the shared scoring (``_scoring.finalize``) with this grader's policy,
+        on the rubric being graded (also when an override calls it without ``rubric``).
         """
+        if rubric is None:
+            rubric = _RUBRIC.get(None) or Rubric([r.criterion for r in reports])
         policy = self.policy
         if normalize != policy.normalize:
             policy = policy.with_normalize(normalize)

@@ -6,7 +6,10 @@ fails are all recorded on the report (``error``, ``error_category`` of
 ``function`` / ``template`` / the judge's category / ``parse``) with the verdict
 CANNOT_ASSESS; the scoring policy's CannotAssessStrategy decides what that is
 worth. Under the ``dataknobs`` scoring policy only exact level ids are levels
-(a label is not), and the same failures score 0 (``_scoring_dataknobs``).
+(a label is not), and the same failures score 0 (``_scoring_dataknobs``); a
+schema's pass takes the highest-scoring level and its failure the lowest whatever
+the weight's sign, and a decode reply is read as dataknobs reads it (see
+``_decode``), as its executor does.
 Misconfiguration — an unknown function ref, an import that is not allowed,
 an invalid schema, a decode criterion without a judge — is a ConfigError, raised.
 """
@@ -148,9 +151,11 @@ async def run_method(
     the_judge = _judge(judge)
     check_method(criterion, registry, the_judge)
     method = criterion.method
+    dataknobs = rules.compat == "dataknobs"
     if method is ScoringType.FUNCTION:
-        return await _run_function(criterion, target, registry, strict=rules.compat == "dataknobs")
+        return await _run_function(criterion, target, registry, strict=dataknobs)
     if method is ScoringType.JSON_SCHEMA:
-        return run_schema(criterion, target, compile_schema(criterion, registry))
+        validator = compile_schema(criterion, registry)
+        return run_schema(criterion, target, validator, dataknobs=dataknobs)
     assert the_judge is not None
-    return await run_decode(criterion, target, the_judge)
+    return await run_decode(criterion, target, the_judge, dataknobs=dataknobs)

@@ -183,6 +183,11 @@ class CriterionOption(BaseModel):
             raise ValueError(f"option value {v!r} is outside [0, 1]; use a credit from 0 to 1")
         return v
 
+    @property
+    def score(self) -> float:
+        """The option's credit under dataknobs' name for a level's (``value``)."""
+        return self.value
+
 
 CANONICAL_NA_OPTION = CriterionOption(label="N/A", value=0.0, na=True, id="na")
 
@@ -268,6 +273,34 @@ class Criterion(BaseModel):
             )
         if self.subcriteria is not None and not self.subcriteria:
             raise ValueError("subcriteria is empty; remove it or list the children")
+        return self
+
+    @property
+    def levels(self) -> list[CriterionOption]:
+        """The options under dataknobs' name (empty for a binary criterion)."""
+        return list(self.options or [])
+
+    def validate_options(self) -> Criterion:
+        """Check the options as autorubric does; returns the criterion (autorubric's name).
+
+        autorubric refuses a multi-choice criterion with fewer than 2 options, or fewer
+        than 2 that are not N/A; rubricjudge builds one with a single scored option
+        (dataknobs and OpenRubricRL files have them), so the check is this method.
+
+        Raises:
+            ValueError: fewer than 2 options, or fewer than 2 that are not N/A.
+        """
+        if self.options is not None:
+            if len(self.options) < 2:
+                raise ValueError(
+                    f"criterion {self.key or self.requirement!r}: a multi-choice criterion "
+                    "needs at least 2 options"
+                )
+            if sum(not o.na for o in self.options) < 2:
+                raise ValueError(
+                    f"criterion {self.key or self.requirement!r}: it needs at least 2 options "
+                    "that are not N/A"
+                )
         return self
 
     # -- identity --------------------------------------------------------------

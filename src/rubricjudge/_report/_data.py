@@ -34,6 +34,7 @@ class RunData:
     item_errors: list[str | None] = field(default_factory=list)
     wall_s: float | None = None
     metrics_error: str | None = None
+    not_attempted: int = 0  # dataset items the run never reached (--max-items, a stop)
 
 
 def _leaves(reports: list[CriterionReport]) -> list[CriterionReport]:
@@ -62,24 +63,36 @@ def _from_run(path: Path) -> RunData:
     from ._judgments import raw_calls
 
     run = read_run_dir(path, whole_dataset=True)
-    reports, dataset = run.reports, run.dataset
+    reports, dataset, ids, errors = run.reports, run.dataset, run.ids, run.errors
+    # only the items the run reached are shown: a --max-items run of 3 is not 220 errors
+    reached = [i for i, r in enumerate(reports) if r is not None or errors[i] is not None]
+    not_attempted = len(reports) - len(reached)
+    rubrics = [run.item_rubric(i) for i in reached]
+    if not_attempted:
+        reports = [reports[i] for i in reached]
+        errors = [errors[i] for i in reached]
+        ids = [ids[i] for i in reached]
+        if dataset is not None:
+            items = dataset.items
+            dataset = dataset._with_items([items[i] for i in reached if i < len(items)])
     subs: list[str] = []
     thresholds: list[float | None] = []
     for i in range(len(reports)):
         item = dataset.items[i] if dataset is not None and i < len(dataset.items) else None
         subs.append(_text(item.submission) if item is not None else "")
-        rubric = run.item_rubric(i) if item is not None else None
+        rubric = rubrics[i] if item is not None else None
         thresholds.append(rubric.pass_threshold if rubric is not None else None)
     data = RunData(
         str(path),
         reports,
-        run.ids,
+        ids,
         subs,
         dataset=dataset,
         thresholds=thresholds,
         calls=raw_calls(path),
-        item_errors=run.errors,
+        item_errors=errors,
         wall_s=RunResult.open(path).summary.wall_s,
+        not_attempted=not_attempted,
     )
     if dataset is not None and any(it.ground_truth is not None for it in dataset.items):
         from .._metrics import compute_metrics

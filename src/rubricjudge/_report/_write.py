@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from .._errors import ConfigError, missing_extra
@@ -50,25 +48,12 @@ def _check_plotting() -> None:
         ) from None
 
 
-def _write_atomically(out: Path, text: str) -> None:
-    if not out.parent.is_dir():
-        raise ConfigError(f"-o {out}: the directory {str(out.parent)!r} does not exist")
+def _write(out: Path, text: str) -> None:
+    from .._outfile import write_output
+
     if out.is_dir():
         raise ConfigError(f"-o {out} is a directory; give the HTML file to write")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    except OSError as e:
-        raise ConfigError(f"-o {out}: cannot write there ({e})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide the report from others
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_output(out, text, flag="-o")
 
 
 def write_report(
@@ -101,5 +86,5 @@ def write_report(
         _attach_submissions(run, Path(submissions))
     other = load_run(compare, flag="--compare") if compare is not None else None
     out = Path(output)
-    _write_atomically(out, render_page(run, other))
+    _write(out, render_page(run, other))
     return out

@@ -20,8 +20,18 @@ OpenRubricRL's reward), else the score in [0, 1]. Normalisation:
   std over the completions that were scored); 0.0 for every item when the std is 0
   or the batch has one scored item. Not available for a single :meth:`reward`.
 
+Hybrid metrics (OpenRubricRL's ``hybrid_metrics``) are blended into the score as
+``HybridGrader`` blends them. A metric that cannot be computed for a completion (a
+``bleu`` or ``rouge`` metric with no reference in the batch's ``reference_key``
+column, say) is never scored 0, as OpenRubricRL scores it: with
+``on_metric_error="error"`` (the default) the completion fails, naming the metric
+and the column to give; with ``on_metric_error="drop"`` the metric leaves the blend
+for that completion and the others are re-weighted, which blends what can be
+computed. Either way the metric's error is in the report.
+
 Failures: a completion the grader could not score (every criterion's judge failed,
-or the grader raised a :class:`~rubricjudge.RunError`) follows ``failure_policy``:
+a hybrid metric failed under ``on_metric_error="error"``, or the grader raised a
+:class:`~rubricjudge.RunError`) follows ``failure_policy``:
 ``"raise"`` raises :class:`RewardError`, ``"skip"`` gives None, ``"value"`` gives
 ``failure_value`` (as is: never normalised, never part of the z-score). Each
 failure, and each criterion whose judge failed inside a scored completion, is
@@ -37,11 +47,14 @@ import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import ConfigError, RewardError, RunError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+
+if TYPE_CHECKING:
+    from .._hybrid._combine import OnMetricError
 
 __all__ = ["FailurePolicyName", "Normalization", "RewardError", "RewardStats", "RubricReward"]
 
@@ -110,6 +123,8 @@ class RubricReward:
         normalization: None, ``"minmax"`` or ``"zscore"`` (see the module docstring).
         concurrency: completions graded at once within one call.
         reference_key: the dataset column holding the reference answer.
+        on_metric_error: with hybrid metrics, ``"error"`` (a completion whose metric
+            cannot be computed fails) or ``"drop"`` (that metric leaves its blend).
         name: the ``__name__`` TRL logs (default ``rubric_reward_<rubric name>``).
     """
 
@@ -123,6 +138,7 @@ class RubricReward:
         normalization: Normalization | None = None,
         concurrency: int = 8,
         reference_key: str = "reference",
+        on_metric_error: OnMetricError = "error",
         name: str | None = None,
     ) -> None:
         if not isinstance(rubric, Rubric):
@@ -147,7 +163,12 @@ class RubricReward:
             extra = grader.metrics if isinstance(grader, HybridGrader) else None
             check_hybrid(rubric, extra)
             if not isinstance(grader, HybridGrader):
-                grader = HybridGrader(grader)
+                grader = HybridGrader(grader, on_metric_error=on_metric_error)
+            elif grader.on_metric_error != on_metric_error and on_metric_error != "error":
+                raise ConfigError(
+                    "on_metric_error is set on the HybridGrader given; set it there, or "
+                    "give its inner grader"
+                )
         self.rubric = rubric
         self.grader = grader
         self.failure_policy: FailurePolicyName = failure_policy
@@ -197,7 +218,13 @@ class RubricReward:
         self.stats.judge_errors += report.error_count
         raw = self._raw(report)
         if raw is None:
-            return None, f"completion #{index}: {report.error or 'no score'}"
+            why = report.error or "no score"
+            if "needs a reference" in why:  # the fix for a reward is a column, not an argument
+                why += (
+                    f"; give the batch a {self.reference_key!r} column (reference_key=), or "
+                    "RubricReward(on_metric_error='drop') to blend the metrics it can compute"
+                )
+            return None, f"completion #{index}: {why}"
         return raw, None
 
     # -- batches -------------------------------------------------------------------

@@ -82,6 +82,7 @@ class RecordingJudge:
         self._seen: dict[str, dict[str, int]] = {}
         self.calls = 0
         self.replayed = 0
+        self.cached = 0  # calls the response cache answered (made, but not asked again)
         self.errors = 0
 
     @property
@@ -113,6 +114,7 @@ class RecordingJudge:
             # much CPU as the judge call itself, and reward batches run without a store)
             response = await self.ask(request, item, "", 0)
             self.calls += 1
+            self.cached += response.cached
             self.rows.append(_row(self._inner.name, response))
             return response
         digest = request_hash(self._inner.name, request)
@@ -130,6 +132,7 @@ class RecordingJudge:
                 # a reply that does not answer the question is asked again, not replayed
         response = await self.ask(request, item, digest, occurrence)
         self.calls += 1
+        self.cached += response.cached
         if schema_accepts(request.schema, response.data):
             tags = json.dumps(dict(request.tags), default=str) if request.tags else None
             store.put_judgment(item, digest, occurrence, self._inner.name, response, tags)

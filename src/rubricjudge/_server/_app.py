@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import os
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -113,13 +114,17 @@ def create_app(settings: ServerSettings) -> Any:
             ]
             raise HTTPError(422, "request body does not match the schema", detail) from None
 
+    root = getattr(settings.source, "root", None)
+
     async def load(rubric_id: str, version: str | None) -> tuple[Rubric, str | None]:
         try:
             return await settings.source.get(rubric_id, version)
         except RubricNotFoundError as e:
             raise HTTPError(404, str(e)) from None
-        except RubricError as e:
-            raise HTTPError(500, f"rubric {rubric_id!r} is invalid on the server: {e}") from None
+        except RubricJudgeError as e:  # a file in the directory that does not load
+            raise HTTPError(
+                500, f"rubric {rubric_id!r} is invalid on the server: {_unplaced(e, root)}"
+            ) from None
 
     def grader_for(rubric: Rubric) -> Any:
         if not rubric.hybrid_metrics:
@@ -280,3 +285,13 @@ def create_app(settings: ServerSettings) -> Any:
         Route("/get_reward", guarded(get_reward, token_in_url=True), methods=["POST"]),
     ]
     return Starlette(routes=routes)
+
+
+def _unplaced(e: RubricJudgeError, root: Any) -> str:
+    """What is wrong with a rubric, without where the server keeps it (clients see this)."""
+    if isinstance(e, RubricError) and e.problems:
+        return "; ".join(str(p) for p in e.problems)
+    text = str(e)
+    if root is not None:
+        text = text.replace(f"{root}{os.sep}", "").replace(str(root), "<rubrics>")
+    return text
