@@ -126,8 +126,7 @@ def create_app(settings: ServerSettings) -> Any:
 
     async def grade(rubric: Rubric, item: BatchItem) -> dict[str, Any]:
         grader = grader_for(rubric)
-        sub = item.submission
-        to_grade: Any = sub if isinstance(sub, str) else sub.model_dump()
+        to_grade: Any = item.to_grade()
         kwargs: dict[str, Any] = {
             "query": item.query,
             "reference_submission": item.reference,
