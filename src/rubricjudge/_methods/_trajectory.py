@@ -82,12 +82,12 @@ def trajectory_holds(check: TrajectoryCheck, conversation: Conversation) -> tupl
         return bool(of_tool), [_where(u) for u in of_tool[:5]]
     if kind == "tool_not_called":
         return not of_tool, [_where(u) for u in of_tool[:5]]
-    if kind == "called_before":
+    if kind == "called_before":  # an order: nothing to check when `before` is never called
         later = [u for u in uses if u.call.name == check.before]
-        if not of_tool:
-            return False, [f"{check.tool} is never called"]
         if not later:
-            return True, [_where(of_tool[0]), f"{check.before} is never called"]
+            return True, [f"{check.before} is never called"]
+        if not of_tool:
+            return False, [f"{check.tool} is never called", _where(later[0])]
         return of_tool[0].number < later[0].number, [_where(of_tool[0]), _where(later[0])]
     if kind == "max_calls":
         assert check.max is not None

@@ -6,8 +6,9 @@ holds, UNMET when it does not (on a penalty, MET means the fault is there, as
 everywhere). The checks (``_methods._trajectory`` runs them):
 
 * ``tool_called`` / ``tool_not_called``: ``tool`` was called at least once / never;
-* ``called_before``: ``tool`` was called, and before the first call of ``before``
-  (which need not be called at all);
+* ``called_before``: an order: when ``before`` is called, ``tool`` was called before
+  its first call (holds when ``before`` is never called; pair it with ``tool_called``
+  to require the call);
 * ``max_calls``: ``tool`` (or, without ``tool``, all tools together) was called at
   most ``max`` times;
 * ``called_with``: some call of ``tool`` has ``arguments`` as a JSON subset of its
