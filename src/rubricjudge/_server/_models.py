@@ -43,9 +43,17 @@ class BatchItem(BaseModel):
         return self
 
     def to_grade(self) -> Any:
-        """What the grader grades: the text, its parts, or the conversation."""
+        """What the grader grades: the text, its parts, or the conversation.
+
+        Raises:
+            ConversationError: the messages are malformed (the error names their path).
+        """
         if self.messages is not None:
-            return {"messages": self.messages, "system": self.system}
+            from .._model._messages import read_messages
+            from .._model._submission import Submission
+
+            conv = read_messages(self.messages, system=self.system, where="messages")
+            return Submission.of_conversation(conv)
         sub = self.submission
         return sub if isinstance(sub, str) else sub.model_dump() if sub is not None else ""
 
