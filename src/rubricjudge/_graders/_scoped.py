@@ -75,11 +75,10 @@ _TOOLS_NOTE = (
 
 
 def _unassessable(criterion: Criterion, why: str) -> Leaf:
-    return (
-        CriterionReport(criterion=criterion, verdict=CriterionVerdict.CANNOT_ASSESS, reason=why),
-        0,
-        0,
+    report = CriterionReport(
+        criterion=criterion, verdict=CriterionVerdict.CANNOT_ASSESS, reason=why, completion_cost=0.0
     )
+    return report, 0, 0
 
 
 def scope_calls(ctx: GradeContext, criterion: Criterion) -> int:

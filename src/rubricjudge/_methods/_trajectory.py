@@ -127,6 +127,7 @@ def run_trajectory(criterion: Criterion, target: Any) -> CriterionReport:
             "the submission is not a conversation, so its tool calls cannot be checked; "
             "give 'messages'",
             category="input",
+            completion_cost=0.0,
         )
     try:
         holds, evidence = trajectory_holds(check, conv)
@@ -136,7 +137,11 @@ def run_trajectory(criterion: Criterion, target: Any) -> CriterionReport:
             _METHOD,
             f"pattern {check.pattern!r} took over {PATTERN_TIMEOUT_S} s; simplify it",
             category="function",
+            completion_cost=0.0,
         )
     verdict = CriterionVerdict.MET if holds else CriterionVerdict.UNMET
     notes = f"{check.describe()}: {'yes' if holds else 'no'}"
-    return level_report(criterion, verdict, _METHOD, evidence=evidence, notes=notes)
+    # no judge was asked: free, so the item's cost stays known
+    return level_report(
+        criterion, verdict, _METHOD, evidence=evidence, notes=notes, completion_cost=0.0
+    )
