@@ -367,3 +367,39 @@ def test_the_trl_reward_grades_the_whole_conversation(chat_server: ChatServer) -
     assert out == [pytest.approx(2 / 3)]
     block, _ = parts(chat_server.chat_requests[0].json)
     assert block.startswith("#1 system: ") and SECRET_RESULT in block and SECRET_ARGUMENT in block
+
+
+@pytest.mark.local_model
+@pytest.mark.timeout(900)
+def test_the_local_judge_grades_a_trajectory_end_to_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed")
+    rubric = Rubric(
+        [
+            Criterion(
+                name="reservation",
+                requirement="The assistant tells the user the reservation code ZX9.",
+                scope="final_assistant_turn",
+            ),
+            Criterion(
+                name="ends",
+                requirement="ends with the assistant",
+                scoring_method={
+                    "type": "trajectory",
+                    "trajectory": {"check": "ends_with_assistant"},
+                },
+            ),
+        ]
+    )
+    report = CriterionGrader("local", evidence="off").grade_sync(rubric, OPENAI)
+    judged, exact = report.report
+    assert judged.error is None and judged.verdict is MET
+    assert exact.verdict is MET and report.judge_calls == 1
+    record = report.metadata["conversation"]
+    assert record["budget_tokens"] == 2496 and record["tokens"] < 2496

@@ -197,3 +197,26 @@ def test_the_schema_and_the_native_format_carry_checks_and_scopes(
     import jsonschema_rs
 
     assert jsonschema_rs.validator_for(schema).is_valid(rubric.to_dict())
+
+
+def test_autorubric_order_and_the_budget_flags(tmp_path: Path, capsys: Any) -> None:
+    rubric = Rubric([exact("ends", check="ends_with_assistant")])
+    grader = CriterionGrader(judge=FakeJudge())
+    assert grader.grade_sync(OPENAI, rubric).report[0].verdict is MET  # (to_grade, rubric)
+    with pytest.raises(Exception, match="conversation_budget 0 must be a whole number"):
+        CriterionGrader(judge=FakeJudge(), conversation_budget=0)
+    with pytest.raises(Exception, match="over_budget 'drop' is not 'error' or 'elide'"):
+        CriterionGrader(judge=FakeJudge(), over_budget="drop")
+    path = tmp_path / "r.yaml"
+    rubric.to_file(path)
+    lines = tmp_path / "in.jsonl"
+    lines.write_text(json.dumps({"messages": OPENAI}) + "\n")
+    args = ["grade", str(path), str(lines), "--judge", "fake"]
+    assert main([*args, "--conversation-budget", "0"]) == 1
+    assert "--conversation-budget 0 must be at least 1 token" in capsys.readouterr().err
+    judged = Rubric([Criterion(name="j", requirement="polite")])
+    judged.to_file(path)
+    assert main([*args, "--conversation-budget", "50", "--dry-run"]) == 0
+    assert "0 judge calls" in capsys.readouterr().err  # over the budget: nothing would be asked
+    assert main([*args, "--conversation-budget", "150", "--over-budget", "elide", "--dry-run"]) == 0
+    assert "1 judge calls" in capsys.readouterr().err

@@ -290,7 +290,9 @@ class Grader(ABC):
         item_id: str | None,
         examples: Sequence[Any] | None,
     ) -> GradeContext:
-        if isinstance(to_grade, Rubric | list) and isinstance(rubric, str | Mapping):
+        if isinstance(to_grade, Rubric | list) and (
+            isinstance(rubric, str | Mapping) or _is_messages(rubric)
+        ):
             rubric, to_grade = to_grade, rubric  # autorubric's order: grade(to_grade, rubric)
         r = _as_rubric(rubric)
         subs, labels = example_labels(r, examples)
@@ -379,6 +381,15 @@ class Grader(ABC):
 
     def _metadata(self) -> dict[str, Any]:
         return {"grader": self.kind, "judges": [s.id or _spec_name(s.judge) for s in self._specs]}
+
+
+def _is_messages(value: Any) -> bool:
+    """A list of chat messages (a conversation given first, in autorubric's order)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(m, Mapping) and "role" in m for m in value)
+    )
 
 
 def _spec_name(judge: Any) -> str:
