@@ -32,7 +32,8 @@ from ._prompts import (
     criterion_schema,
 )
 from ._reasons import explain, needs_reason
-from ._scoped import conversation_record, is_scoped, scope_calls, scoped_leaf
+from ._scoped import is_scoped, scope_calls, scoped_leaf
+from ._shown import refused, shared_prefix, with_conversation_record
 
 if TYPE_CHECKING:
     from .._calibration import Calibration
@@ -442,7 +443,7 @@ class CriterionGrader(Grader):
         if criterion.method is not ScoringType.LLM:
             return await self.run_method(ctx, criterion), 0, 0
         if isinstance(prefix, JudgeError):
-            return self.refused(criterion, index, prefix)
+            return refused(self, criterion, index, prefix)
         if is_scoped(ctx, criterion):
             return await scoped_leaf(self, ctx, prefix, index, criterion)
         members = self.members()
@@ -485,44 +486,18 @@ class CriterionGrader(Grader):
             policy = policy.with_normalize(normalize)
         return finalize(rubric, reports, policy)
 
-    def refused(self, criterion: Criterion, index: int, error: JudgeError) -> Leaf:
-        """The result of a judged criterion whose judges could not be asked (``error``)."""
-        outcomes = [
-            Outcome(judge_id=m.id, weight=m.weight, error=error, calls=0) for m in self.members()
-        ]
-        return self.decide(criterion, index, outcomes)
-
-    def shared_prefix(self, ctx: GradeContext) -> Prefix | JudgeError:
-        """The prefix of every criterion's prompt, or the over-budget error that stops it."""
-        try:
-            return self.prefix(ctx)
-        except JudgeError as e:
-            if e.category != "over_budget":
-                raise
-            return e
-
-    def with_conversation_record(
-        self, ctx: GradeContext, report: EvaluationReport
-    ) -> EvaluationReport:
-        """``report`` with what the judges were shown of a conversation in its metadata."""
-        if ctx.submission.conversation is None:
-            return report
-        return report.model_copy(
-            update={"metadata": {**report.metadata, "conversation": conversation_record(self, ctx)}}
-        )
-
     # -- the grader --------------------------------------------------------------
     async def _grade(self, ctx: GradeContext) -> EvaluationReport:
         criteria = [self.effective(c) for c in ctx.rubric.leaves()]
         for i, c in enumerate(criteria):
             self.method_for(c, i)  # usage errors before any call
         self.check_methods(criteria)
-        prefix = self.shared_prefix(ctx)
+        prefix = shared_prefix(self, ctx)
         leaves = await gather_all([self.leaf(ctx, prefix, i, c) for i, c in enumerate(criteria)])
-        return self.with_conversation_record(ctx, await self.finish(ctx, leaves))
+        return with_conversation_record(self, ctx, await self.finish(ctx, leaves))
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
-        prefix = self.shared_prefix(ctx)
+        prefix = shared_prefix(self, ctx)
         if isinstance(prefix, JudgeError):  # over the budget: no judge would be asked
             return GradePlan(0, 0)
         calls = tokens = 0

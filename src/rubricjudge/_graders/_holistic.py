@@ -28,7 +28,7 @@ from ._prompts import (
     holistic_prompt,
     holistic_schema,
 )
-from ._scoped import conversation_record
+from ._shown import conversation_record, with_conversation_record
 
 __all__ = ["RubricAsJudgeGrader"]
 
@@ -101,7 +101,7 @@ class RubricAsJudgeGrader(Grader):
             report = EvaluationReport(
                 score=None, error=f"no score: {e}", error_count=1, metadata=self._metadata()
             )
-            return self._with_record(ctx, report)
+            return with_conversation_record(self, ctx, report)
         results = await gather_all([self._one(m, request) for m in self.members()])
         outs = [o for o, _ in results]
         usage = TokenUsage.total([o.usage for o in outs])
@@ -146,12 +146,6 @@ class RubricAsJudgeGrader(Grader):
             else None,
             **fields,
         )
-
-    def _with_record(self, ctx: GradeContext, report: EvaluationReport) -> EvaluationReport:
-        if ctx.submission.conversation is None:
-            return report
-        record = conversation_record(self, ctx)
-        return report.model_copy(update={"metadata": {**report.metadata, "conversation": record}})
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
         try:

@@ -28,6 +28,7 @@ from ._prompts import (
     oneshot_schema,
 )
 from ._scoped import is_scoped
+from ._shown import shared_prefix, with_conversation_record
 
 __all__ = ["PerCriterionOneShotGrader"]
 
@@ -127,7 +128,7 @@ class PerCriterionOneShotGrader(CriterionGrader):
         for i, c in enumerate(leaves_in):
             self.method_for(c, i)
         self.check_methods(leaves_in)
-        prefix = self.shared_prefix(ctx)
+        prefix = shared_prefix(self, ctx)
         members = self.members()
         per_member: list[dict[int, Outcome]] = []
         if not isinstance(prefix, JudgeError):
@@ -141,11 +142,11 @@ class PerCriterionOneShotGrader(CriterionGrader):
             return self.decide(c, i, [got[i] for got in per_member])
 
         leaves = await gather_all([leaf(i, c) for i, c in enumerate(leaves_in)])
-        return self.with_conversation_record(ctx, await self.finish(ctx, leaves))
+        return with_conversation_record(self, ctx, await self.finish(ctx, leaves))
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
         numbered = self._numbered(ctx, "")
-        prefix = self.shared_prefix(ctx)
+        prefix = shared_prefix(self, ctx)
         if not numbered or isinstance(prefix, JudgeError):
             return GradePlan(0, 0)
         req = self._request(ctx, prefix, numbered)

@@ -36,12 +36,13 @@ from .._model._reports import (
 from .._model._rubric import Criterion, CriterionVerdict
 from .._model._scoring import report_value
 from ._prompts import Prefix
+from ._shown import refused
 
 if TYPE_CHECKING:
     from ._base import GradeContext
     from ._criterion import CriterionGrader, Leaf
 
-__all__ = ["conversation_record", "is_scoped", "scope_calls", "scoped_leaf"]
+__all__ = ["combine_turns", "is_scoped", "scope_calls", "scoped_leaf"]
 
 
 def is_scoped(ctx: GradeContext, criterion: Criterion) -> bool:
@@ -135,7 +136,7 @@ async def scoped_leaf(
         try:
             here = _prefix_for(grader, ctx, prefix, final)
         except JudgeError as e:  # even the final turn with the first ones does not fit
-            return grader.refused(criterion, index, e)
+            return refused(grader, criterion, index, e)
         note = _turn_note(final, len(turns), True)
         return await _judge_turn(grader, ctx, here, index, criterion, note)
 
@@ -143,7 +144,7 @@ async def scoped_leaf(
         try:
             here = _prefix_for(grader, ctx, prefix, turn)
         except JudgeError as e:  # even this turn with the first ones does not fit
-            return grader.refused(criterion, index, e)
+            return refused(grader, criterion, index, e)
         note = _turn_note(turn, len(turns), False)
         return await _judge_turn(grader, ctx, here, index, criterion, note)
 
@@ -246,16 +247,3 @@ def combine_turns(
         verdict=CriterionVerdict.CANNOT_ASSESS,
         reason="no turn could be assessed",
     )
-
-
-def conversation_record(grader: Any, ctx: GradeContext) -> dict[str, Any]:
-    """What a report keeps about the conversation the judges were shown."""
-    try:
-        return dict(grader.render(ctx).record())
-    except JudgeError as e:
-        return {
-            "messages": len(ctx.submission.conversation or ()),
-            "budget_tokens": grader.budget(),
-            "over_budget": "error",
-            "error": str(e),
-        }
