@@ -220,3 +220,14 @@ def test_autorubric_order_and_the_budget_flags(tmp_path: Path, capsys: Any) -> N
     assert "0 judge calls" in capsys.readouterr().err  # over the budget: nothing would be asked
     assert main([*args, "--conversation-budget", "150", "--over-budget", "elide", "--dry-run"]) == 0
     assert "1 judge calls" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["dataknobs", "openrubricrl"])
+def test_converting_refuses_checks_and_scopes(target: str, tmp_path: Path, capsys: Any) -> None:
+    rubric = Path(__file__).parent.parent / "examples" / "tau_bench" / "airline_agent.yaml"
+    out = tmp_path / "out.yaml"
+    assert main(["convert", str(rubric), "--to", target, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "scoring method 'trajectory' has no" in err
+    assert "scope 'final_assistant_turn' has no" in err
+    assert not out.exists()
