@@ -175,7 +175,8 @@ def test_malformed_bodies(served: Served) -> None:
         assert c.post("/score", content=b"\xff\xfe").status_code == 400
         r = c.post("/score", json={"rubric": "dialogue_quality"})
         assert r.status_code == 422
-        assert any(d["loc"] == ["submission"] for d in r.json()["detail"])
+        # no 'submission' and no 'messages': the detail says to give one of them
+        assert any("give 'submission' (text) or 'messages'" in d["msg"] for d in r.json()["detail"])
         r = c.post("/score", json={"rubric": "dialogue_quality", "submission": 3})
         assert r.status_code == 422
         r = c.post("/score", json=["a list"])
@@ -426,3 +427,42 @@ def test_serve_without_the_extra_announces_nothing(
     assert proc.returncode == 1, proc.stderr
     assert "serving" not in proc.stderr and "Traceback" not in proc.stderr
     assert "pip install 'rubricjudge[serve]'" in proc.stderr
+
+
+def test_score_a_conversation(rubrics_dir: Path) -> None:
+    from trajectories import ANTHROPIC, ANTHROPIC_SYSTEM, OPENAI, SECRET_RESULT
+
+    judge = FakeJudge(default={"reason": "fine", "verdict": "MET"})
+    with Served(_app(rubrics_dir, judge)) as s, s.client() as c:
+        doc = c.get("/openapi.json").json()
+        schemas = doc["components"]["schemas"]
+        request = {"$ref": "#/components/schemas/ScoreRequest", "components": doc["components"]}
+        validator = jsonschema_rs.Draft202012Validator({**request, "$defs": schemas})
+        body = {"rubric": "dialogue_quality", "messages": OPENAI}
+        assert validator.is_valid(body)
+        assert not validator.is_valid({**body, "submission": "both"})
+        one = c.post("/score", json=body)
+        assert one.status_code == 200, one.text
+        report = one.json()["report"]
+        assert report["metadata"]["conversation"]["messages"] == 11
+        assert any(SECRET_RESULT in r.user for r in judge.requests)
+        batch = c.post(
+            "/score/batch",
+            json={
+                "rubric": "dialogue_quality",
+                "items": [{"messages": ANTHROPIC, "system": ANTHROPIC_SYSTEM}, {"submission": "t"}],
+            },
+        )
+        assert batch.status_code == 200, batch.text
+        assert [r["score"] for r in batch.json()["results"]] == [report["score"], 1.0]
+        both = c.post("/score", json={**body, "submission": "x"})
+        assert both.status_code == 422
+        assert "give 'submission' (text) or 'messages'" in both.text
+        bad = c.post(
+            "/score",
+            json={"rubric": "dialogue_quality", "messages": [{"role": "tool", "content": "x"}]},
+        )
+        assert bad.status_code == 422
+        assert bad.json()["error"].startswith(
+            "messages[0].tool_call_id: a tool result needs the id"
+        )

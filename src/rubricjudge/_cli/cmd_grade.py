@@ -28,7 +28,7 @@ from .._outfile import OutputFile
 from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
-from ._grader_args import build_grader, dry_run, judge_names
+from ._grader_args import add_conversation_args, build_grader, dry_run, judge_names
 from ._trust_args import (
     BASE_URL_HELP,
     add_cache_args,
@@ -43,14 +43,19 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "grade",
         help="grade submissions against a rubric",
-        description="Grade submissions (JSONL: submission, id, query, reference) against a "
-        "rubric; write one EvaluationReport per line, in input order.",
+        description="Grade submissions (JSONL: submission or messages, id, query, reference) "
+        "against a rubric; write one EvaluationReport per line, in input order.",
         epilog="Exit codes: 0 graded (items whose judges failed are recorded in their "
         "reports); 1 a usage or input error, or no item could be graded (-o then keeps what "
         "it held); 2 bad command-line usage; 130 interrupted; 141 stdout closed.",
     )
     p.add_argument("rubric", help="rubric file (YAML or JSON, any supported format)")
-    p.add_argument("input", nargs="?", help="JSONL file of submissions, or - for stdin")
+    p.add_argument(
+        "input",
+        nargs="?",
+        help="JSONL file of submissions ('submission': text, or 'messages': a conversation), "
+        "or - for stdin",
+    )
     p.add_argument("-o", "--output", help="write the JSONL reports here (default: stdout)")
     p.add_argument("--text", help="grade this one submission instead of an input file")
     p.add_argument("--query", help="the query for --text")
@@ -89,6 +94,7 @@ def register(subparsers: Any) -> None:
     )
     add_cache_args(p)
     add_trust_args(p)
+    add_conversation_args(p)
     add_batch_args(p)
     p.set_defaults(func=run)
 

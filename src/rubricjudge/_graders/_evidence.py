@@ -247,6 +247,8 @@ async def check_evidence(
     text = ctx.submission.output
     if ctx.submission.thinking:
         text = ctx.submission.thinking + "\n" + text
+    if ctx.submission.conversation is not None:  # the quote is of what the judge was shown
+        text = prefix.submission_text
     out.verdict, out.evidence = check_quote(
         quote if isinstance(quote, str) else None,
         text,

@@ -1,4 +1,4 @@
-"""``run_method``: decide one criterion by its scoring method (function, schema, decode).
+"""``run_method``: decide one criterion by its method (function, schema, decode, trajectory).
 
 Failure policy: an exception raised by a scoring function, a function returning
 something that is not a level, a template that does not render, and a judge that
@@ -28,6 +28,7 @@ from ._decode import compile_template, run_decode
 from ._functions import FunctionRegistry, FunctionResult, call_function
 from ._levels import ERROR_LEVEL, error_report, level_report, name_of, resolve_level
 from ._schema import compile_schema, run_schema
+from ._trajectory import run_trajectory
 
 __all__ = ["check_method", "coerce_policy", "run_method"]
 
@@ -78,12 +79,14 @@ def check_method(criterion: Criterion, functions: FunctionRegistry, judge: Any) 
                 f"{where}: scoring_method.decode_prompt is not a valid Jinja2 template "
                 f"(line {e.lineno}): {e.message}"
             ) from None
+    elif method is ScoringType.TRAJECTORY:
+        pass  # the model checked the check's fields when the rubric was built
     elif method is ScoringType.LLM:
         raise ConfigError(f"{where} is graded by an LLM judge; use a grader (CriterionGrader)")
     else:
         raise ConfigError(
             f"{where} uses scoring method {method.value!r}, which run_method does not run; "
-            "use 'function', 'json_schema' or 'llm_decode'"
+            "use 'function', 'json_schema', 'llm_decode' or 'trajectory'"
         )
 
 
@@ -130,9 +133,10 @@ async def run_method(
     """Decide ``criterion`` about ``target`` with its scoring method.
 
     Args:
-        criterion: a leaf criterion whose method is ``function``, ``json_schema`` or
-            ``llm_decode``.
-        target: the content: text, or structured data (a dict, or JSON text).
+        criterion: a leaf criterion whose method is ``function``, ``json_schema``,
+            ``llm_decode`` or ``trajectory``.
+        target: the content: text, or structured data (a dict, or JSON text); for
+            ``trajectory``, a conversation (or a submission holding one).
         judge: the judge for ``llm_decode`` (a Judge or a spec string).
         functions: the registry (or a ``{ref: function}`` dict) ``function_ref`` and
             ``schema_ref`` are looked up in.
@@ -157,5 +161,7 @@ async def run_method(
     if method is ScoringType.JSON_SCHEMA:
         validator = compile_schema(criterion, registry)
         return run_schema(criterion, target, validator, dataknobs=dataknobs)
+    if method is ScoringType.TRAJECTORY:
+        return run_trajectory(criterion, target)
     assert the_judge is not None
     return await run_decode(criterion, target, the_judge, dataknobs=dataknobs)

@@ -23,6 +23,7 @@ __all__ = [
     "ScaleScore",
     "SectionScore",
     "TokenUsage",
+    "TurnReport",
 ]
 
 
@@ -173,6 +174,27 @@ class Escalation(BaseModel):
     counted: str = "first"
 
 
+class TurnReport(BaseModel):
+    """The verdict on one assistant turn, for a criterion judged on every turn.
+
+    ``turn`` counts the assistant's turns from 1; ``first`` and ``last`` are the
+    turn's messages, numbered from 1 as judge prompts and pages number them.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int
+    first: int
+    last: int
+    verdict: CriterionVerdict | None = None
+    selection: OptionSelection | None = None
+    scale_score: ScaleScore | None = None
+    reason: str = ""
+    error: str | None = None
+    error_category: str | None = None
+    confidence: float | None = None
+
+
 class CriterionReport(BaseModel):
     """A criterion with its result.
 
@@ -190,6 +212,12 @@ class CriterionReport(BaseModel):
     no probabilities; they are never taken from the judge's own words. An ensemble
     reports vote agreement in ``agreement`` beside them. ``calibration``,
     ``evidence_check`` and ``escalation`` record what those steps did.
+
+    A criterion judged on every assistant turn keeps each turn's verdict in
+    ``turns``; its own verdict combines them (``all`` / ``any``), and under ``mean``
+    ``turn_credit`` holds the mean credit that the score counts (the verdict shown is
+    then the majority's). ``notes`` says what else shaped the answer (a trajectory
+    check's outcome, turns elided to fit the judge's budget).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -221,6 +249,8 @@ class CriterionReport(BaseModel):
     features: bytes | None = Field(default=None, exclude=True, repr=False)
     """The judge's hidden state at the decision (float16 bytes), kept in memory for
     ``calibrate --method probe``; never written to reports or files."""
+    turns: list[TurnReport] | None = None
+    turn_credit: float | None = None
 
     # -- seed-compatible accessors ---------------------------------------------
     @property

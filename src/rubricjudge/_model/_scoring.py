@@ -190,6 +190,8 @@ def report_value(report: CriterionReport, policy: ScoringPolicy = DEFAULT_POLICY
         return dataknobs_credit(report)
     if report.children:
         return _normalized(list(report.children), policy, _all_negative(report.children))[0]
+    if report.turn_credit is not None:  # the mean over a conversation's assistant turns
+        return report.turn_credit
     if report.selection is not None:
         if report.selection.na:
             return _cannot_assess_value(report.criterion, policy)

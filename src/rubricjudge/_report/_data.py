@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .._model._conversation import Conversation
+from .._model._render_page import page_view
+from .._model._render_prompt import render_conversation
 from .._model._reports import CriterionReport, EvaluationReport
 
-__all__ = ["RunData", "load_run"]
+__all__ = ["RunData", "conversation_view", "load_run", "submission_of"]
 
 
 @dataclass
@@ -27,6 +30,8 @@ class RunData:
     ids: list[str]
     submissions: list[str]
     dataset: Any = None
+    # per item, a conversation's page view (``page_view``), None for text
+    views: list[dict[str, Any] | None] = field(default_factory=list)
     metrics: Any = None
     thresholds: list[float | None] = field(default_factory=list)
     # item key -> criterion key ("" for calls about several) -> raw judge answers
@@ -76,10 +81,12 @@ def _from_run(path: Path) -> RunData:
             items = dataset.items
             dataset = dataset._with_items([items[i] for i in reached if i < len(items)])
     subs: list[str] = []
+    views: list[dict[str, Any] | None] = []
     thresholds: list[float | None] = []
     for i in range(len(reports)):
         item = dataset.items[i] if dataset is not None and i < len(dataset.items) else None
         subs.append(_text(item.submission) if item is not None else "")
+        views.append(conversation_view(item.submission) if item is not None else None)
         rubric = rubrics[i] if item is not None else None
         thresholds.append(rubric.pass_threshold if rubric is not None else None)
     data = RunData(
@@ -89,6 +96,7 @@ def _from_run(path: Path) -> RunData:
         subs,
         dataset=dataset,
         thresholds=thresholds,
+        views=views,
         calls=raw_calls(path),
         item_errors=errors,
         wall_s=RunResult.open(path).summary.wall_s,
@@ -107,7 +115,23 @@ def _from_run(path: Path) -> RunData:
 def _text(submission: Any) -> str:
     if isinstance(submission, str):
         return submission
+    if isinstance(submission, Conversation):  # as judges read it: searchable, compact
+        return render_conversation(submission).text
     return json.dumps(submission, ensure_ascii=False, indent=2, default=str)
+
+
+def conversation_view(submission: Any) -> dict[str, Any] | None:
+    """A conversation's page view (``page_view``); None for anything else."""
+    if isinstance(submission, Conversation):
+        return page_view(submission)
+    return None
+
+
+def submission_of(text: str, conversation: Conversation | None) -> tuple[str, Any]:
+    """(searchable text, page view) of a submission read from a ``grade`` input line."""
+    if conversation is None:
+        return text, None
+    return render_conversation(conversation).text, page_view(conversation)
 
 
 def load_run(source: str | Path, *, flag: str = "") -> RunData:

@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from .._errors import ConfigError, missing_extra
 from .._limits import json_loads
-from ._data import RunData, load_run
+from ._data import RunData, load_run, submission_of
 from ._page import render_page
 
 __all__ = ["write_report"]
 
 
+def _conversation(row: dict[str, Any], path: Path, n: int) -> Any:
+    from .._errors import ConversationError
+    from .._model._messages import read_messages
+
+    try:
+        return read_messages(row["messages"], system=row.get("system"), where="messages")
+    except ConversationError as e:
+        raise ConfigError(f"--submissions {path} line {n}: {e}") from None
+
+
 def _attach_submissions(run: RunData, path: Path) -> None:
     """Fill a JSONL run's submissions from the grade input file (matched by id)."""
     texts: dict[str, str] = {}
+    views: dict[str, Any] = {}
     try:
         with path.open(encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
@@ -30,6 +42,9 @@ def _attach_submissions(run: RunData, path: Path) -> None:
                     ) from None
                 sub = row.get("submission") if isinstance(row, dict) else None
                 key = str(row.get("id", n)) if isinstance(row, dict) else str(n)
+                if isinstance(row, dict) and "messages" in row:
+                    texts[key], views[key] = submission_of("", _conversation(row, path, n))
+                    continue
                 if sub is not None:
                     texts[key] = (
                         sub if isinstance(sub, str) else json.dumps(sub, ensure_ascii=False)
@@ -37,6 +52,8 @@ def _attach_submissions(run: RunData, path: Path) -> None:
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"--submissions {path}: cannot read it ({e})") from None
     run.submissions = [texts.get(i, s) for i, s in zip(run.ids, run.submissions, strict=True)]
+    old = run.views or [None] * len(run.ids)
+    run.views = [views.get(i, v) for i, v in zip(run.ids, old, strict=True)]
 
 
 def _check_plotting() -> None:

@@ -4,10 +4,15 @@
 ``reward(prompts=..., completions=..., **columns)`` it returns one float per
 completion (or None, which TRL reads as "no reward"), and it has a ``__name__``
 for TRL's logs. Completions may be strings or chat message lists
-(``[{"role": "assistant", "content": ...}]``, TRL's conversational format);
-prompts likewise. Extra keyword arguments are the dataset's columns, one value
-per completion; the one named ``reference_key`` (default ``"reference"``) is the
-reference answer, and all of them reach the hybrid metrics as per-item fields.
+(``[{"role": "assistant", "content": ...}]``, TRL's conversational format, tool
+calls and tool results included); prompts likewise. A conversational completion
+is graded as a conversation: the prompt's messages, then the completion's (a
+string prompt is one user message), so judges see every turn and tool call, and
+criteria may be scoped to the final assistant turn; a string completion is graded
+as text, with the prompt's last user message as the query. Extra keyword
+arguments are the dataset's columns, one value per completion; the one named
+``reference_key`` (default ``"reference"``) is the reference answer, and all of
+them reach the hybrid metrics as per-item fields.
 
 The raw reward is the rubric's score on its scale when it has one (the report's
 ``overall_score``, e.g. 0-10 for an OpenRubricRL rubric, never rounded, as
@@ -49,7 +54,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._errors import ConfigError, RewardError, RunError
+from .._errors import ConfigError, ConversationError, RewardError, RunError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 
@@ -104,6 +109,48 @@ def message_text(value: Any, role: str, where: str) -> str:
         f"{where} is {type(value).__name__}; give a string or a chat message list "
         '[{"role": ..., "content": ...}]'
     )
+
+
+def _messages(value: Any) -> list[Mapping[str, Any]] | None:
+    """``value`` as a list of chat messages, or None when it is not one."""
+    if isinstance(value, Mapping) and "role" in value:
+        return [value]
+    if (
+        isinstance(value, Sequence)
+        and not isinstance(value, str)
+        and value
+        and all(isinstance(m, Mapping) and "role" in m for m in value)
+    ):
+        return list(value)
+    return None
+
+
+def _to_grade(index: int, prompt: Any, completion: Any) -> tuple[Any, str | None]:
+    """(what is graded, the query): a conversation for a conversational completion."""
+    turns = _messages(completion)
+    if turns is None:
+        text = message_text(completion, "assistant", f"completions[{index}]")
+        query = message_text(prompt, "user", f"prompts[{index}]") if prompt is not None else None
+        return text, query
+    if prompt is None:
+        before: list[Mapping[str, Any]] = []
+    elif isinstance(prompt, str):
+        before = [{"role": "user", "content": prompt}]
+    else:
+        before = _messages(prompt) or []
+        if not before:
+            raise ConfigError(
+                f"prompts[{index}] is {type(prompt).__name__}; give a string or a chat message "
+                'list [{"role": ..., "content": ...}]'
+            )
+    from .._model._messages import read_messages
+    from .._model._submission import Submission
+
+    try:
+        conv = read_messages([*before, *turns], where=f"prompts[{index}] + completions[{index}]")
+    except ConversationError as e:
+        raise ConfigError(str(e)) from None
+    return Submission.of_conversation(conv), None
 
 
 def _safe_name(rubric: Rubric) -> str:
@@ -200,8 +247,7 @@ class RubricReward:
     async def _score(
         self, index: int, prompt: Any, completion: Any, fields: Mapping[str, Any]
     ) -> tuple[float | None, str | None]:
-        query = message_text(prompt, "user", f"prompts[{index}]") if prompt is not None else None
-        text = message_text(completion, "assistant", f"completions[{index}]")
+        text, query = _to_grade(index, prompt, completion)
         reference = fields.get(self.reference_key)
         kwargs: dict[str, Any] = {
             "query": query,

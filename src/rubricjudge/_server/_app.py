@@ -137,8 +137,6 @@ def create_app(settings: ServerSettings) -> Any:
 
     async def grade(rubric: Rubric, item: BatchItem) -> dict[str, Any]:
         grader = grader_for(rubric)
-        sub = item.submission
-        to_grade: Any = sub if isinstance(sub, str) else sub.model_dump()
         kwargs: dict[str, Any] = {
             "query": item.query,
             "reference_submission": item.reference,
@@ -148,6 +146,7 @@ def create_app(settings: ServerSettings) -> Any:
             kwargs["references"] = item.references
             kwargs["fields"] = item.fields
         try:
+            to_grade: Any = item.to_grade()  # a conversation's errors name its path: 422
             report = await grader.grade(rubric, to_grade, **kwargs)
         except UsageError as e:
             raise HTTPError(422, str(e)) from None

@@ -28,6 +28,20 @@ def _schemas(max_batch: int) -> dict[str, Any]:
             "description": "The text to grade, or its output and reasoning apart.",
             "oneOf": [_STR, {"$ref": "#/components/schemas/SubmissionParts"}],
         },
+        "messages": {
+            "description": (
+                "A conversation to grade instead of 'submission': OpenAI chat messages "
+                "(roles system/user/assistant/tool, tool_calls, tool_call_id) or Anthropic "
+                "messages (tool_use / tool_result blocks)."
+            ),
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "object", "required": ["role"]},
+        },
+        "system": {
+            "description": "Anthropic's top-level system prompt, with 'messages'.",
+            "oneOf": [_STR, {"type": "array", "items": {"type": "object"}}],
+        },
         "query": _NULLABLE_STR,
         "reference": {**_NULLABLE_STR, "description": "A reference answer."},
         "references": {"type": ["array", "null"], "items": _STR},
@@ -52,13 +66,14 @@ def _schemas(max_batch: int) -> dict[str, Any]:
         "BatchItem": {
             "type": "object",
             "properties": item_props,
-            "required": ["submission"],
+            "oneOf": [{"required": ["submission"]}, {"required": ["messages"]}],
             "additionalProperties": False,
         },
         "ScoreRequest": {
             "type": "object",
             "properties": {**rubric_ref, **item_props},
-            "required": ["rubric", "submission"],
+            "required": ["rubric"],
+            "oneOf": [{"required": ["submission"]}, {"required": ["messages"]}],
             "additionalProperties": False,
         },
         "BatchRequest": {
