@@ -55,6 +55,7 @@ from _realdata import (  # noqa: E402
 from rubricjudge import RubricDataset  # noqa: E402
 from rubricjudge._calibration import Calibration  # noqa: E402
 from rubricjudge._calibration._train import Sample, fit_groups  # noqa: E402
+from rubricjudge.errors import UsageError  # noqa: E402
 
 ANCHORS = [
     ("GPT-4, zero-shot (Sonkar et al. 2024)", "70.9%", "0.689"),
@@ -145,7 +146,11 @@ def with_calibration(cal: Calibration) -> Predict:
 
 def fitted(train: Sequence[Judged], method: str) -> Predict:
     samples = [Sample(c.criterion, c.probabilities, c.truth, c.features) for c in train]
-    groups = fit_groups(samples, "probe" if method == "probe" else "platt")
+    try:
+        groups = fit_groups(samples, "probe" if method == "probe" else "platt")
+    except UsageError as e:  # what calibrate would refuse: the judge alone, said
+        print(f"  ({method} not fitted, the judge alone: {e})", file=sys.stderr)
+        return judge_alone
     return with_calibration(
         Calibration(judge="local", verdict_method="verdict-only", groups=groups)
     )
@@ -194,27 +199,39 @@ def protocol_a(rc: dict[int, dict[str, list[Judged]]]) -> None:
 
 
 def protocol_b(rc: dict[int, dict[str, list[Judged]]], repeats: int) -> None:
+    """Few labels, two ways: one calibration per question fitted on N of its answers (what
+    ``calibrate`` on one question's file does), and one fitted on N answers of each question."""
     test = [c for q in rc for c in rc[q]["test"]]
     print(f"\n(b) few labels: N answers per question from train, {repeats} draws; test {len(test)}")
-    print(f"{'method':44} {'acc mean':>9} {'(min-max)':>15} {'kappa':>6} {'AUC':>6}")
+    print(f"{'method':44} {'acc mean':>9} {'(min-max)':>15} {'kappa':>6} {'F1':>6} {'AUC':>6}")
     for n in (10, 20, 50):
-        for method in ("platt", "probe"):
-            runs = []
-            for r in range(repeats):
-                rng = random.Random(1000 * n + r)
-                picked = []
-                for q in rc:
-                    items = sorted({c.item for c in rc[q]["train"]})
-                    chosen = set(rng.sample(items, min(n, len(items))))
-                    picked += [c for c in rc[q]["train"] if c.item in chosen]
-                runs.append(score(test, fitted(picked, method)))
-            accs = [s.accuracy for s in runs]
-            print(
-                f"{f'N={n} calibrate --method {method}':44} {statistics.mean(accs):9.1%} "
-                f"({min(accs):5.1%}-{max(accs):5.1%}) "
-                f"{statistics.mean(s.kappa for s in runs):6.3f} "
-                f"{statistics.mean(s.auc for s in runs):6.3f}"
-            )
+        for per_question in (True, False):
+            for method in ("platt", "probe"):
+                runs = []
+                for r in range(repeats):
+                    rng = random.Random(1000 * n + r)
+                    picked: dict[int, list[Judged]] = {}
+                    for q in rc:
+                        items = sorted({c.item for c in rc[q]["train"]})
+                        if len(items) < n:
+                            print(f"  q{q} has {len(items)} train answers judged, fewer than N={n}")
+                        chosen = set(rng.sample(items, min(n, len(items))))
+                        picked[q] = [c for c in rc[q]["train"] if c.item in chosen]
+                    if per_question:
+                        fits = {q: fitted(picked[q], method) for q in rc}
+                        answers = {id(c): fits[q](c) for q in rc for c in rc[q]["test"]}
+                        runs.append(score(test, lambda c, a=answers: a[id(c)]))
+                    else:
+                        runs.append(score(test, fitted([c for q in rc for c in picked[q]], method)))
+                accs = [s.accuracy for s in runs]
+                how = "per question" if per_question else "all questions"
+                print(
+                    f"{f'N={n} {how}: calibrate --method {method}':44} "
+                    f"{statistics.mean(accs):9.1%} ({min(accs):5.1%}-{max(accs):5.1%}) "
+                    f"{statistics.mean(s.kappa for s in runs):6.3f} "
+                    f"{statistics.mean(s.f1 for s in runs):6.3f} "
+                    f"{statistics.mean(s.auc for s in runs):6.3f}"
+                )
 
 
 def protocol_c(rc: dict[int, dict[str, list[Judged]]]) -> None:
@@ -279,7 +296,7 @@ def main() -> None:
     if "e" in wanted:
         from _mc_agreement import protocol_e
 
-        protocol_e()
+        protocol_e(args.cached_only)
 
 
 if __name__ == "__main__":
