@@ -31,6 +31,7 @@ COMMANDS: tuple[str, ...] = (
     "metrics",
     "gate",
     "report",
+    "label",
     "lint",
     "registry",
     "create_template",
