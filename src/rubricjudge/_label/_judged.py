@@ -46,6 +46,19 @@ def _answer(jr: CriterionReport) -> str:
     return verdict.value if verdict is not None else "error"
 
 
+def _judged(jr: CriterionReport) -> Judged:
+    """The judge's own answer and how sure it was of it: its most probable answer.
+
+    Taken from the token probabilities, before an evidence check or a calibration
+    changed the verdict: the order asks where the judge itself hesitated.
+    """
+    probs = jr.probabilities
+    if jr.error is not None or not probs:
+        return Judged(_answer(jr), None if jr.error is not None else jr.confidence, jr.reason)
+    answer = max(probs, key=lambda k: probs[k])
+    return Judged(answer, probs[answer], jr.reason or "")
+
+
 def read_run(
     run_dir: str | Path, dataset: Any
 ) -> tuple[list[dict[str, Judged]], list[float | None]]:
@@ -82,8 +95,7 @@ def read_run(
         if report is not None and report.report:
             names = leaf_names(dataset.get_item_rubric(i))
             for name, jr in zip(names, leaf_reports(report.report), strict=False):
-                conf = None if jr.error is not None else jr.confidence
-                got[name] = Judged(_answer(jr), conf, jr.reason or "")
+                got[name] = _judged(jr)
         out.append(got)
     out.extend({} for _ in range(len(dataset.items) - len(out)))
     return out, scores
