@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,10 @@ def _judge() -> FakeJudge:
 def grade_run(dataset_path: Path, run_dir: Path) -> Path:
     """Grade the dataset at ``dataset_path`` into ``run_dir`` with confidences from UNSURE."""
     grader = CriterionGrader(_judge(), verdict_method="verdict-only")
-    evaluate_sync(RubricDataset.from_file(dataset_path), grader, run_dir=run_dir)
+    dataset = RubricDataset.from_file(dataset_path)
+    # in a thread of its own: Playwright's sync API owns this thread's event loop
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(evaluate_sync, dataset, grader, run_dir=run_dir).result()
     return run_dir
 
 

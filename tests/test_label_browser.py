@@ -78,9 +78,13 @@ class Tab:
         return body
 
     def next_item(self) -> None:
-        with self.page.expect_response(lambda r: "/api/next" in r.url or "/api/items/" in r.url):
-            self.page.keyboard.press("Enter")
-        self.page.wait_for_function("document.querySelectorAll('#criteria li').length > 0")
+        before = self.page.text_content("#item-id")
+        self.page.keyboard.press("Enter")
+        self.page.wait_for_function(
+            "b => !document.getElementById('done').hidden"
+            " || document.getElementById('item-id').textContent !== b",
+            arg=before,
+        )
 
     def label_current(self, start: int = 0) -> None:
         for name in list(KEYS)[start:]:

@@ -53,7 +53,7 @@ def render_page() -> str:
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        "<title>rubricjudge label</title>"
+        "<link rel='icon' href='data:,'><title>rubricjudge label</title>"
         f"<style>{CSS}</style></head><body>"
         "<header><h1>rubricjudge label</h1><span id='progress' aria-live='polite'></span>"
         "<span id='calib'></span></header>"
