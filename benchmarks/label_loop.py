@@ -54,9 +54,23 @@ def call(url: str, body: Any = None) -> Any:
 
 def label(work: Path, dataset: Path, truth: dict[str, dict[str, Any]], order: str, n: int) -> None:
     server = subprocess.Popen(
-        [*CLI, "label", str(dataset), "--run-dir", "runs/raw", "--order", order, "--port", "0",
-         "--labeller", "replay"],
-        cwd=work, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        [
+            *CLI,
+            "label",
+            str(dataset),
+            "--run-dir",
+            "runs/raw",
+            "--order",
+            order,
+            "--port",
+            "0",
+            "--labeller",
+            "replay",
+        ],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
         assert server.stdout is not None
@@ -87,9 +101,16 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     source = HERE / "data" / f"{args.data}.json"
     full = json.loads(source.read_text())
-    truth = {it["id"]: dict(zip(
-        [c.get("name") or c.get("id") for c in it["rubric"]["criteria"]], it["ground_truth"],
-        strict=True)) for it in full["items"]}
+    truth = {
+        it["id"]: dict(
+            zip(
+                [c.get("name") or c.get("id") for c in it["rubric"]["criteria"]],
+                it["ground_truth"],
+                strict=True,
+            )
+        )
+        for it in full["items"]
+    }
     shutil.copy(source, work / "truth.json")
     blank = dict(full, items=[{**it, "ground_truth": None} for it in full["items"]])
     (work / "blank.json").write_text(json.dumps(blank, indent=2, ensure_ascii=False))
@@ -102,13 +123,36 @@ def main() -> None:
         shutil.copy(work / "blank.json", dataset)
         label(work, dataset, truth, order, args.labels)
         cal = f"cal-{order}.json"
-        out = sh(["calibrate", dataset.name, "--judge", args.judge, "--train", str(args.labels),
-                  "-o", cal], work)
+        out = sh(
+            [
+                "calibrate",
+                dataset.name,
+                "--judge",
+                args.judge,
+                "--train",
+                str(args.labels),
+                "-o",
+                cal,
+            ],
+            work,
+        )
         print("  " + "\n  ".join(line for line in out.splitlines() if "labels" in line))
-        sh(["evaluate", "blank.json", "--judge", args.judge, "--calibration", cal,
-            "--run-dir", f"runs/{order}"], work)
-        text = sh(["metrics", f"runs/{order}", "--dataset", "truth.json", "--calibration", cal],
-                  work)
+        sh(
+            [
+                "evaluate",
+                "blank.json",
+                "--judge",
+                args.judge,
+                "--calibration",
+                cal,
+                "--run-dir",
+                f"runs/{order}",
+            ],
+            work,
+        )
+        text = sh(
+            ["metrics", f"runs/{order}", "--dataset", "truth.json", "--calibration", cal], work
+        )
         for block in text.split("== ")[1:]:
             title = block.splitlines()[0]
             pooled = re.findall(r"^(pooled[^\n]*)\n\s+(accuracy=\S+).*?(kappa=\S+)", block, re.M)

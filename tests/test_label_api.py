@@ -137,7 +137,7 @@ def test_uncertain_order_offers_the_least_sure_first(graded: tuple[Path, Path]) 
     dataset, run = graded
     with LabelServer(dataset, "--run-dir", str(run), "--labeller", "ana") as s, s.client() as http:
         seen = []
-        for _ in range(4):
+        for _ in range(8):
             item = http.get("/api/next").json()
             assert item["order"] == "uncertain" and item["judge"] is None  # blind
             seen.append(item["item_id"])
@@ -147,7 +147,9 @@ def test_uncertain_order_offers_the_least_sure_first(graded: tuple[Path, Path]) 
             judge = r.json()["judge"]  # shown once the item is labelled
             assert judge["cause"]["answer"] == "MET" and judge["cause"]["confidence"] is not None
     least_sure = [f"item-{i:03d}" for i in sorted(UNSURE, key=UNSURE.get)]
-    assert seen == least_sure
+    assert seen[0] == least_sure[0]
+    # every other item is the next least sure (or already drawn at random before it)
+    assert [i for i in seen if i in least_sure] == least_sure
 
 
 def test_show_judge_reveals_before_labelling(graded: tuple[Path, Path]) -> None:

@@ -1,6 +1,7 @@
 """``rubricjudge label``: a local page to label a dataset's answers, in the order that helps most.
 
-Exit codes: 0 the server stopped (Ctrl-C); 1 a usage or input error (a dataset
+Exit codes: 130 stopped with Ctrl-C (every label answered as saved is in the
+dataset); 1 a usage or input error (a dataset
 that does not load, a run of another dataset, ``--order uncertain`` without
 confidences, a port in use, a non-loopback ``--host`` without a token); 2 bad
 command-line usage.

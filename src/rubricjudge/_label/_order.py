@@ -4,10 +4,11 @@
   put in piles by criterion and by what the judge answered (``correct``/MET,
   ``correct``/UNMET, ...), each pile least sure first; the order takes one answer
   from each pile in turn, the least sure of them first, and offers its item. So the
-  first items are those the judge was least sure of, and within a few items every
+  first item is the one the judge was least sure of, and within a few items every
   criterion and both of the judge's answers have come up: a calibration needs
-  labels of both kinds, and learns most where the judge hesitates. Items with no
-  confident answer follow, in random order.
+  labels of both kinds. Every other item is drawn at random instead, so that the
+  labels also stay a fair sample: fitted on the least sure answers alone, a
+  calibration learnt their slant and helped far less on the other answers.
 * ``stratified``: items in turn from each stratum — the question an item answers
   (its query) and, with a run, the band of the judge's score (quarters of [0, 1]) —
   shuffled within each stratum: early labels cover every question and every kind
@@ -66,7 +67,18 @@ def _uncertain(judged: Sequence[dict[str, Judged]], seed: int) -> list[int]:
                 order.append(i)
         depth += 1
     rest = [i for i in range(len(judged)) if i not in seen]
-    return order + _shuffled(rest, seed)
+    order += _shuffled(rest, seed)
+    # every other item is drawn at random: a calibration fitted on the hardest answers
+    # alone learns their slant, not the judge's (measured: docs/labelling.md)
+    fair = _shuffled(range(len(judged)), seed + 1)
+    out: list[int] = []
+    taken: set[int] = set()
+    for pair in zip(order, fair, strict=True):
+        for i in pair:
+            if i not in taken:
+                taken.add(i)
+                out.append(i)
+    return out
 
 
 def _score_band(score: float | None) -> int:
