@@ -89,6 +89,12 @@ def label(work: Path, dataset: Path, truth: dict[str, dict[str, Any]], order: st
         server.wait()
 
 
+def pooled(text: str) -> str:
+    """Accuracy and kappa pooled over binary criteria, before -> after calibration."""
+    found = re.findall(r"^\(pooled[^\n]*\n\s+accuracy=(\S+).*?kappa=(\S+)", text, re.M)
+    return " -> ".join(f"accuracy {a}, kappa {k}" for a, k in found)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="authored_mixed")
@@ -153,10 +159,25 @@ def main() -> None:
         text = sh(
             ["metrics", f"runs/{order}", "--dataset", "truth.json", "--calibration", cal], work
         )
-        for block in text.split("== ")[1:]:
-            title = block.splitlines()[0]
-            pooled = re.findall(r"^(pooled[^\n]*)\n\s+(accuracy=\S+).*?(kappa=\S+)", block, re.M)
-            print(f"  {title}: " + "; ".join(" ".join(p) for p in pooled))
+        print("  on the items it left unlabelled: " + pooled(text))
+    trained: set[str] = set()
+    for order in args.orders:
+        trained |= set(json.loads((work / f"cal-{order}.json").read_text())["train_ids"])
+    (work / "trained.json").write_text(json.dumps(sorted(trained)))
+    print(f"\n## on the {len(full['items']) - len(trained)} items no order labelled")
+    for order in args.orders:
+        text = sh(
+            [
+                "metrics",
+                f"runs/{order}",
+                "--dataset",
+                "truth.json",
+                "--exclude-ids",
+                "trained.json",
+            ],
+            work,
+        )
+        print(f"  {order}: " + pooled(text))
     if not args.keep:
         shutil.rmtree(work)
 

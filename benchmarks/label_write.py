@@ -6,7 +6,8 @@ with the file. This measures the round trip through the real server over HTTP
 on 127.0.0.1: median and 95th percentile of N labels, for datasets of 100, 1,000
 and 10,000 items with four criteria, in JSON, JSON Lines and YAML.
 
-    python benchmarks/label_write.py [--sizes 100 1000 10000] [--labels 50] [--kinds json jsonl yaml]
+    python benchmarks/label_write.py [--sizes 100 1000 10000] [--labels 50]
+        [--kinds json jsonl yaml]
 """
 
 from __future__ import annotations
