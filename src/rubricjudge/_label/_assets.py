@@ -217,23 +217,33 @@ JS = r"""
   function choose(key) {
     const d = st.item;
     if (!d) return;
-    const c = d.criteria[st.focus];
+    const k = st.focus;
+    const c = d.criteria[k];
     const ch = choices(c).find(function (x) { return x[0] === key; });
     if (!ch) return;
     const name = c.name;
     const before = name in d.labels ? d.labels[name] : null;
+    // shown and focus moved at once, so fast typing labels the next criterion; the
+    // label is put back if the server refuses it
+    d.labels[name] = ch[1];
+    const next = d.criteria.findIndex(function (x, i) { return i > k && !(x.name in d.labels); });
+    const open = d.criteria.findIndex(function (x) { return !(x.name in d.labels); });
+    st.focus = next >= 0 ? next : (open >= 0 ? open : k);
+    paint();
+    say("saving…");
     queue(async function () {
-      const r = await post(d.item_id, name, ch[1]);
+      let r;
+      try {
+        r = await post(d.item_id, name, ch[1]);
+      } catch (e) {
+        if (before === null) delete d.labels[name]; else d.labels[name] = before;
+        if (st.item === d) paint();
+        throw e;
+      }
       st.undo.push({ item: d.item_id, name: name, value: before });
-      if (st.item && st.item.item_id === r.item_id) {
-        st.item.labels = r.labels;
-        st.item.judge = r.judge;
-        progress(r);
-        const next = r.criteria.findIndex(function (x, k) {
-          return k > st.focus && !(x.name in r.labels);
-        });
-        const open = r.criteria.findIndex(function (x) { return !(x.name in r.labels); });
-        st.focus = next >= 0 ? next : (open >= 0 ? open : st.focus);
+      progress(r);
+      if (st.item === d) {
+        d.judge = r.judge;
         paint();
       }
       say(r.complete ? "saved; item done — Enter or → for the next" : "saved");
