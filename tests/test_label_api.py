@@ -289,3 +289,45 @@ def test_the_file_keeps_its_mode_and_symlink(tmp_path: Path) -> None:
         )
     assert link.is_symlink() and (real.stat().st_mode & 0o777) == 0o640
     assert labels_on_disk(real)["item-001"]["cause"] == "MET"
+
+
+def test_sigkill_in_the_middle_of_writes_loses_no_answered_label(tmp_path: Path) -> None:
+    """A client posts labels as fast as it can; the server is SIGKILLed mid-stream, thrice."""
+    path = tmp_path / "ds.jsonl"
+    write_dataset(tmp_path / "seed.json", n=1)
+    ds = RubricDataset.from_file(tmp_path / "seed.json")
+    for i in range(1, 400):  # a larger file: each write takes a while, so kills land inside
+        ds.add_item(submission="answer number 1: " + "words " * 80, id=f"extra-{i:03d}")
+    ds.to_file(path)
+    answered: dict[tuple[str, str], set[str | None]] = {}  # what the file may hold per label
+    rng = random.Random(7)
+    for round_ in range(3):
+        server = LabelServer(path, "--labeller", f"l{round_}").start()
+        stop = threading.Event()
+
+        def post_until_killed(server: LabelServer = server, stop: threading.Event = stop) -> None:
+            with server.client() as http:
+                while not stop.is_set():
+                    item_id = f"extra-{rng.randrange(1, 400):03d}"
+                    value = rng.choice(["MET", "UNMET"])
+                    key = (item_id, "cause")
+                    try:
+                        r = http.post(
+                            "/api/labels", json={"item_id": item_id, "labels": {"cause": value}}
+                        )
+                    except Exception:  # killed mid-request: this one may or may not be on disk
+                        answered.setdefault(key, {None}).add(value)  # (None: never labelled)
+                        return
+                    assert r.status_code == 200, r.text
+                    answered[key] = {value}  # answered: it is the one on disk now
+
+        worker = threading.Thread(target=post_until_killed)
+        worker.start()
+        threading.Event().wait(1.5 + rng.random())
+        server.kill()
+        stop.set()
+        worker.join()
+        on_disk = labels_on_disk(path)  # loads whole: never half-written
+        for (item_id, crit), values in answered.items():
+            assert on_disk[item_id][crit] in values, (round_, item_id)
+    assert sum(len(v) == 1 for v in answered.values()) > 10

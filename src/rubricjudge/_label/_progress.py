@@ -14,7 +14,7 @@ from typing import Any
 
 from .._calibration._model import group_ids
 from .._calibration._train import MIN_PER_LABEL, MIN_POOLED, labels_needed
-from .._datasets._labels import leaf_names, read_records
+from .._datasets._labels import LABELS_KEY, leaf_names, read_records
 from .._model._rubric import Criterion, CriterionVerdict
 from ._file import DatasetFile
 
@@ -60,9 +60,15 @@ class Progress:
 def done_by(file: DatasetFile, labeller: str) -> set[int]:
     """Indexes of the items ``labeller`` has labelled on every criterion."""
     done = set()
+    names_of: dict[int, list[str]] = {}  # per rubric object: most items share one
     for i, item in file.items():
+        if not item.metadata or LABELS_KEY not in item.metadata:
+            continue
         records = read_records(item.metadata, f"items[{i}]")
-        names = leaf_names(file.dataset.get_item_rubric(i))
+        rubric = file.dataset.get_item_rubric(i)
+        names = names_of.get(id(rubric))
+        if names is None:
+            names = names_of[id(rubric)] = leaf_names(rubric)
         if all(labeller in records.get(n, {}) for n in names):
             done.add(i)
     return done
@@ -72,11 +78,15 @@ def progress(file: DatasetFile, done: set[int]) -> Progress:
     """The progress over ``file`` when the items ``done`` are finished."""
     truths: dict[str, list[str]] = {}
     example: dict[str, Criterion] = {}
+    groups_of: dict[int, list[tuple[Criterion, list[str]]]] = {}  # per rubric object
     for i, item in file.items():
-        leaves = list(file.dataset.get_item_rubric(i).leaves())
+        rubric = file.dataset.get_item_rubric(i)
+        leaves = groups_of.get(id(rubric))
+        if leaves is None:
+            leaves = groups_of[id(rubric)] = [(c, group_ids(c)) for c in rubric.leaves()]
         values = list(item.ground_truth or [None] * len(leaves))
-        for criterion, value in zip(leaves, values, strict=False):
-            for gid in group_ids(criterion):
+        for (criterion, gids), value in zip(leaves, values, strict=False):
+            for gid in gids:
                 example.setdefault(gid, criterion)
                 bucket = truths.setdefault(gid, [])
                 if value is not None:
