@@ -1,10 +1,9 @@
 """``rubricjudge label``: a local page to label a dataset's answers, in the order that helps most.
 
 Exit codes: 130 stopped with Ctrl-C (every label answered as saved is in the
-dataset); 1 a usage or input error (a dataset
-that does not load, a run of another dataset, ``--order uncertain`` without
-confidences, a port in use, a non-loopback ``--host`` without a token); 2 bad
-command-line usage.
+dataset); 1 a usage or input error (a dataset that does not load, a run of another
+dataset, ``--order uncertain`` without confidences, a port in use, a non-loopback
+``--host`` without a token); 2 bad command-line usage.
 """
 
 from __future__ import annotations
@@ -29,10 +28,10 @@ and start it again to continue. The judge's answers stay hidden until an item is
 labelled, unless --show-judge.
 
 Which item comes next (--order): uncertain (needs --run-dir): what the judge of
-that run was least sure of first, spread over criteria and the judge's answers;
-the labels a calibration learns most from. stratified: in turn from every
-question and band of the judge's score. random: a fair sample, the one to measure
-agreement on. Default: uncertain with --run-dir, else stratified.
+that run was least sure of first, spread over criteria and the judge's answers,
+every other item at random; the labels a calibration needs. stratified: in turn from every question and band of
+the judge's score. random: a fair sample, the one to measure agreement on.
+Default: uncertain with a --run-dir whose judge gave confidences, else stratified.
 
 The page binds 127.0.0.1 (only this machine). Another --host needs a token
 (--token-file, or $RUBRICJUDGE_LABEL_TOKEN): open the URL with #token=TOKEN at the
@@ -57,7 +56,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--order",
         choices=("uncertain", "stratified", "random"),
-        help="which item next (default: uncertain with --run-dir, else stratified)",
+        help="which item next (default: uncertain with a --run-dir whose judge gave "
+        "confidences, else stratified)",
     )
     p.add_argument("--labeller", metavar="WHO", help="who is labelling (default: your user name)")
     p.add_argument(
@@ -85,6 +85,15 @@ def _labeller(given: str | None) -> str:
     return given
 
 
+YAML_SLOW = 300
+
+
+def _confident(judged: Any) -> bool:
+    return bool(judged) and any(
+        j.confidence is not None for answers in judged for j in answers.values()
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge label``."""
     from .._label import LabelSettings, LabelStore, order_items, serve_labels
@@ -108,8 +117,14 @@ def run(args: argparse.Namespace) -> int:
     judged, scores = (None, None)
     if args.run_dir:
         judged, scores = read_run(args.run_dir, file.dataset)
-    order_name = args.order or ("uncertain" if args.run_dir else "stratified")
+    order_name = args.order or ("uncertain" if _confident(judged) else "stratified")
     order = order_items(order_name, file.dataset, judged, scores, seed=args.seed)
+    if file.kind == "yaml" and len(order) > YAML_SLOW:
+        print(
+            f"rubricjudge: note: each label rewrites this YAML file whole ({len(order)} items: "
+            "seconds a label); a JSON or JSONL copy of the dataset saves in a fraction of that",
+            file=sys.stderr,
+        )
     sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
     shown_host = f"[{args.host.strip('[]')}]" if ":" in args.host else args.host
