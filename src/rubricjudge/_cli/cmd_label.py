@@ -29,8 +29,9 @@ labelled, unless --show-judge.
 
 Which item comes next (--order): uncertain (needs --run-dir): what the judge of
 that run was least sure of first, spread over criteria and the judge's answers,
-every other item at random; the labels a calibration needs. stratified: in turn from every question and band of
-the judge's score. random: a fair sample, the one to measure agreement on.
+every other item at random; the labels a calibration needs. stratified: in turn
+from every question and band of the judge's score. random: a fair sample, the one
+to measure agreement on.
 Default: uncertain with a --run-dir whose judge gave confidences, else stratified.
 
 The page binds 127.0.0.1 (only this machine). Another --host needs a token
