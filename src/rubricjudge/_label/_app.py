@@ -57,12 +57,12 @@ class LabelSettings:
     hosts: set[str] | None = None  # accepted Host values when there is no token
     max_body_bytes: int = MAX_BODY_BYTES
     order_name: str = "random"
-    _done: tuple[int, set[int]] | None = field(default=None, repr=False)
+    _done: tuple[DatasetFile, set[int]] | None = field(default=None, repr=False)
 
     def done(self, file: DatasetFile) -> set[int]:
         """The items this labeller has finished (cached per version of the file)."""
-        if self._done is None or self._done[0] != id(file):
-            self._done = (id(file), done_by(file, self.labeller))
+        if self._done is None or self._done[0] is not file:
+            self._done = (file, done_by(file, self.labeller))
         return self._done[1]
 
 
