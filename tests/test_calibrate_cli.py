@@ -134,7 +134,10 @@ def test_calibrate_refuses_too_few_labels_or_no_probabilities(
     err = capsys.readouterr().err
     assert "too few labels to calibrate" in err and "at least 20 labelled answers" in err
     assert not cal.exists()
-    assert main(["calibrate", str(data), "--train", "8", "-o", str(cal), "--judge", "fake"]) == 1
+    assert chat_server.chat_requests == []  # refused from the labels, before grading
+    enough = labelled(tmp_path, n=60)
+    code = main(["calibrate", str(enough), "--train", "30", "-o", str(cal), "--judge", "fake"])
+    assert code == 1
     assert "reported no token probabilities" in capsys.readouterr().err
     ids = tmp_path / "ids.txt"
     ids.write_text("x1\nnope\n")
@@ -229,3 +232,21 @@ def test_calibrate_chooses_examples_and_fits_with_them_shown(
         False,
         False,
     ]
+
+
+def test_calibrate_refuses_unlabelled_training_items_before_grading(
+    chat_server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 23, N10: all-null labels were graded for minutes, then blamed on the judge
+    data = labelled(tmp_path, n=40)
+    raw = json.loads(data.read_text())
+    for item in raw["items"]:
+        item["ground_truth"] = [None, None]
+    data.write_text(json.dumps(raw))
+    cal = tmp_path / "cal.json"
+    base = ["--judge", "openai/test", "--base-url", chat_server.base_url]
+    assert main(["calibrate", str(data), "--train", "30", "-o", str(cal), *base]) == 1
+    err = capsys.readouterr().err
+    assert "training items have no labels (every ground_truth value is null)" in err
+    assert "token probabilities" not in err
+    assert chat_server.chat_requests == [] and not cal.exists()

@@ -246,5 +246,5 @@ def test_a_probe_file_with_bad_weights_names_the_field(tmp_path: Path) -> None:
     data["groups"][0]["probe"]["dim"] = 17
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    with pytest.raises(ConfigError, match=r"groups\.0\.probe.*16 numbers where dim says 17"):
+    with pytest.raises(ConfigError, match=r"groups\[0\]\.probe.*16 numbers where dim says 17"):
         Calibration.load(bad)

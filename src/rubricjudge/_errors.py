@@ -7,6 +7,7 @@
     │   ├── RubricError         a rubric (file or object) is invalid; carries every problem
     │   ├── VerdictError        a verdict does not fit its criterion
     │   ├── DatasetError        a dataset (file or object) is invalid (also a ValueError)
+    │   ├── ConversationError   a conversation's messages are malformed (also a ValueError)
     │   ├── ConfigError         a bad argument, judge spec, option or missing extra
     │   ├── DataLimitError      data past a reading bound (size, nesting; also a ValueError)
     │   ├── RegistryError       a registry request that cannot be done as asked
@@ -37,6 +38,7 @@ from typing import Any, Literal, Self, TypeVar
 __all__ = [
     "AmbiguousBatch",
     "ConfigError",
+    "ConversationError",
     "DataLimitError",
     "DatasetError",
     "IllegalTransition",
@@ -107,6 +109,14 @@ class DatasetError(UsageError, ValueError):
     """
 
 
+class ConversationError(UsageError, ValueError):
+    """A conversation's messages are malformed; the message names the path inside them.
+
+    The path reads like ``messages[2].tool_calls[0].function.arguments``; callers
+    reading a file put the file and line in front of it.
+    """
+
+
 class ConfigError(UsageError):
     """A bad argument, judge spec or option, or an optional extra that is not installed."""
 
@@ -120,6 +130,7 @@ JudgeErrorCategory = Literal[
     "bad_request",
     "parse",
     "refusal",
+    "over_budget",
     "function",
     "unknown",
 ]

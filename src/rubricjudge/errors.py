@@ -10,6 +10,7 @@ from __future__ import annotations
 from ._errors import (
     AmbiguousBatch,
     ConfigError,
+    ConversationError,
     DataLimitError,
     DatasetError,
     IllegalTransition,
@@ -35,6 +36,7 @@ from ._errors import (
 __all__ = [
     "AmbiguousBatch",
     "ConfigError",
+    "ConversationError",
     "DataLimitError",
     "DatasetError",
     "IllegalTransition",

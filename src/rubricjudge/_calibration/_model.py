@@ -15,20 +15,20 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
 from .._model._rubric import CalibrationExample, Criterion
+from ._checks import ANSWERS, POSITIONS, check_id, check_labels, labels_id, where
 from ._fit import Fit, apply_fit
 from ._probe import Probe
 
-__all__ = ["FORMAT", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]
+__all__ = ["FORMAT", "POSITIONS", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]
 
 FORMAT: Literal["rubricjudge-calibration/1"] = "rubricjudge-calibration/1"
 BINARY = ("MET", "UNMET")
@@ -51,8 +51,7 @@ def criterion_id(criterion: Criterion) -> str:
 
 
 def _options_id(criterion: Criterion) -> str:
-    text = json.dumps([o.label for o in criterion.options or []], ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return labels_id([o.label for o in criterion.options or []])
 
 
 def group_ids(criterion: Criterion) -> list[str]:
@@ -61,9 +60,6 @@ def group_ids(criterion: Criterion) -> list[str]:
     if criterion.is_multi_choice:
         return [own, f"pooled:options:{_options_id(criterion)}", positions_id(criterion)]
     return [own, "pooled:negative" if criterion.weight < 0 else "pooled:positive"]
-
-
-POSITIONS = "pooled:positions:"
 
 
 def positions_id(criterion: Criterion) -> str:
@@ -98,9 +94,13 @@ class CalibrationGroup(BaseModel):
     no change, so a handful of labels already moves its threshold). ``probe``, on a
     pooled binary group, reads the judge's hidden state when the answer has one (the
     local judge); the scale and biases are then the fallback for answers without it.
+
+    Every value is checked when a group is built or read (finite numbers, one bias
+    per label, labels that fit the group's id); a new field needs a default so
+    files written before it still load.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str
     labels: list[str]
@@ -111,18 +111,60 @@ class CalibrationGroup(BaseModel):
     n: int = Field(ge=0)
     counts: dict[str, int] = Field(default_factory=dict)
     description: str = ""
-    train_accuracy_raw: float | None = None
-    train_accuracy_calibrated: float | None = None
+    train_accuracy_raw: float | None = Field(default=None, ge=0.0, le=1.0)
+    train_accuracy_calibrated: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, gid: str) -> str:
+        check_id(gid)
+        return gid
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: list[str], info: ValidationInfo) -> list[str]:
+        gid = info.data.get("id")
+        if isinstance(gid, str):
+            check_labels(gid, labels)
+        return labels
+
+    @field_validator("bias")
+    @classmethod
+    def _bias(cls, bias: list[float], info: ValidationInfo) -> list[float]:
+        labels = info.data.get("labels")
+        if isinstance(labels, list) and len(bias) != len(labels):
+            raise ValueError(f"{len(bias)} biases for {len(labels)} labels (one bias per label)")
+        return bias
+
+    @field_validator("counts")
+    @classmethod
+    def _counts(cls, counts: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        labels = info.data.get("labels")
+        if isinstance(labels, list):
+            strange = sorted(set(counts) - set(labels))
+            if strange:
+                raise ValueError(f"counts of labels the group does not have: {strange!r}")
+        if any(v < 0 for v in counts.values()):
+            raise ValueError("a count is negative")
+        return counts
 
     def fit(self) -> Fit:
         """This group as a :class:`Fit`."""
         return Fit(labels=tuple(self.labels), scale=self.scale, bias=tuple(self.bias))
 
+    def fits(self, criterion: Criterion) -> bool:
+        """Whether this group's labels are the answers ``criterion`` can be given."""
+        if self.id.startswith(POSITIONS):
+            return len(self.labels) == len(criterion.options or [])
+        if criterion.is_multi_choice:
+            return set(self.labels) == {o.label for o in criterion.options or []}
+        return set(self.labels) <= ANSWERS
+
 
 class Calibration(BaseModel):
     """A judge's calibration on human labels (``rubricjudge calibrate`` writes it)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     format: Literal["rubricjudge-calibration/1", "rubricate-calibration/1"] = FORMAT
     """Files written under the project's old name (``rubricate-calibration/1``) still load."""
@@ -138,6 +180,30 @@ class Calibration(BaseModel):
     examples: dict[str, dict[str, list[CalibrationExample]]] = Field(default_factory=dict)
     """Labelled training answers to show the judge, by criterion id, then by label
     (``calibrate --examples K``); the groups were fitted with them in the prompt."""
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, groups: list[CalibrationGroup]) -> list[CalibrationGroup]:
+        first: dict[str, int] = {}
+        for i, g in enumerate(groups):
+            j = first.setdefault(g.id, i)
+            if j != i:
+                raise ValueError(f"groups[{i}] has the id {g.id!r} of groups[{j}] again")
+        return groups
+
+    @field_validator("confidence_shares")
+    @classmethod
+    def _shares(cls, shares: dict[str, float]) -> dict[str, float]:
+        for level, share in shares.items():
+            try:
+                ok = 0.0 <= float(level) <= 1.0
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ValueError(f'the level {level!r} is not a number from 0 to 1 ("0.70")')
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"the share {share!r} at {level!r} is not from 0 to 1")
+        return shares
 
     def examples_for(self, criterion: Criterion) -> dict[str, list[CalibrationExample]] | None:
         """The labelled examples chosen for ``criterion`` (by what it asks), or None."""
@@ -212,6 +278,12 @@ class Calibration(BaseModel):
         labels: list[str] = []
         calibrated: list[float] = []
         for group in chain:
+            if not group.fits(criterion):  # a criterion:<id> group of a hand-edited file
+                raise ConfigError(
+                    f"calibration group {group.id!r} has the labels {group.labels!r}, which "
+                    f"are not the answers of criterion {criterion.key or criterion.requirement!r}; "
+                    "refit it with `rubricjudge calibrate`"
+                )
             by_place = group.id.startswith(POSITIONS)
             view = by_position(criterion, probs) if by_place else probs
             raw = [max(view.get(label, 0.0), 0.0) for label in group.labels]
@@ -269,20 +341,16 @@ class Calibration(BaseModel):
             return cls.model_validate(data)
         except ValidationError as e:
             first = e.errors()[0]
-            where = ".".join(str(x) for x in first["loc"]) or "(top level)"
+            msg = str(first["msg"]).removeprefix("Value error, ")
+            more = len(e.errors()) - 1
+            also = f" (and {more} more problem{'s' * (more > 1)})" if more else ""
             raise ConfigError(
-                f"{p}: {where}: {first['msg']}; give a file `rubricjudge calibrate` wrote"
+                f"{p}: {where(first['loc'])}: {msg}{also}; give a file `rubricjudge "
+                "calibrate` wrote, or fix the value"
             ) from None
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write this calibration as JSON (to a temporary file, then renamed)."""
-        p = Path(path)
-        text = self.model_dump_json(indent=2) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write this calibration as JSON, whole or not at all (see ``_outfile``)."""
+        from .._outfile import write_output
+
+        write_output(path, self.model_dump_json(indent=2) + "\n")

@@ -91,7 +91,7 @@ def _read_ids(path: str) -> list[str]:
         if not isinstance(data, list) or not all(isinstance(x, str | int) for x in data):
             raise ConfigError(f"--train-ids: {path} must hold a list of ids (strings)")
         return [str(x) for x in data]
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    return [line.strip() for line in text.split("\n") if line.strip()]  # ids may hold U+2028
 
 
 def run(args: argparse.Namespace) -> int:

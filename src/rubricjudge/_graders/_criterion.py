@@ -13,6 +13,8 @@ from .._judges._base import Judge, JudgeRequest
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Criterion, Rubric, ScoringType
 from .._model._scoring import assemble_reports, finalize
+from ._aggregate import CURRENT_RUBRIC as _RUBRIC
+from ._aggregate import call_aggregate as _call_aggregate
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine
@@ -20,6 +22,7 @@ from ._ensemble import check_aggregation
 from ._evidence import EVIDENCE_POLICIES, check_evidence, needs_evidence
 from ._judging import Member, Outcome, ask, shuffle_order
 from ._prompts import (
+    CONVERSATION_HEADING,
     SYSTEM_CRITERION,
     VERDICT_METHODS,
     Prefix,
@@ -31,6 +34,8 @@ from ._prompts import (
     criterion_schema,
 )
 from ._reasons import explain, needs_reason
+from ._scoped import is_scoped, scope_calls, scoped_leaf
+from ._shown import refused, shared_prefix, with_conversation_record
 
 if TYPE_CHECKING:
     from .._calibration import Calibration
@@ -181,14 +186,24 @@ class CriterionGrader(Grader):
         """Return the system prompt of a call about one criterion."""
         return self.system_prompt
 
-    def prefix(self, ctx: GradeContext) -> Prefix:
-        """Build the shared prompt prefix of ``ctx``'s submission."""
+    def prefix(self, ctx: GradeContext, keep: Sequence[int] = ()) -> Prefix:
+        """Build the shared prompt prefix of ``ctx``'s submission.
+
+        A conversation is rendered within the judges' budget; ``keep`` lists messages
+        that must stay if turns are elided.
+
+        Raises:
+            JudgeError: category ``over_budget`` (under ``over_budget="error"``).
+        """
+        conversation = ctx.submission.conversation is not None
         return build_prefix(
             ctx.submission,
             query=ctx.query,
             reference=ctx.reference,
             guidelines=ctx.rubric.guidelines,
             examples=ctx.example_subs,
+            text=self.render(ctx, keep).text if conversation else None,
+            heading=CONVERSATION_HEADING if conversation else "The submission:",
         )
 
     def order(
@@ -216,8 +231,13 @@ class CriterionGrader(Grader):
         criterion: Criterion,
         order: list[int] | None,
         method: VerdictMethod = "reason-first",
+        scope_note: str = "",
     ) -> JudgeRequest:
-        """Build the judge request about one leaf criterion."""
+        """Build the judge request about one leaf criterion.
+
+        ``scope_note`` (a line saying which part of a conversation to decide it on)
+        goes after the shared prefix, so the prefix stays shared.
+        """
         labels = ctx.example_labels[index] if ctx.example_labels else []
         suffix = criterion_prompt(
             self._with_calibration_examples(criterion),
@@ -229,7 +249,7 @@ class CriterionGrader(Grader):
         )
         return JudgeRequest(
             system=self.criterion_system_prompt(),
-            user=prefix.text + suffix,
+            user=prefix.text + scope_note + suffix,
             schema=criterion_schema(criterion, method, self.offer_cannot_assess),
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
@@ -238,12 +258,20 @@ class CriterionGrader(Grader):
         )
 
     async def ask_one(
-        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion, member: Member
+        self,
+        ctx: GradeContext,
+        prefix: Prefix,
+        index: int,
+        criterion: Criterion,
+        member: Member,
+        scope_note: str = "",
     ) -> Outcome:
         """Ask one judge about one leaf criterion."""
-        out = await self.answer(ctx, prefix, index, criterion, member)
+        out = await self.answer(ctx, prefix, index, criterion, member, scope_note)
         if self.escalate_to is not None and should_escalate(out, self.below_confidence):
-            second = await self.answer(ctx, prefix, index, criterion, self.strong_member())
+            second = await self.answer(
+                ctx, prefix, index, criterion, self.strong_member(), scope_note
+            )
             out = merge_escalation(criterion, out, second, self.below_confidence)
             if out is second:
                 member = self.strong_member()
@@ -253,11 +281,18 @@ class CriterionGrader(Grader):
         return out
 
     async def answer(
-        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion, member: Member
+        self,
+        ctx: GradeContext,
+        prefix: Prefix,
+        index: int,
+        criterion: Criterion,
+        member: Member,
+        scope_note: str = "",
     ) -> Outcome:
         """One judge's answer about one criterion, calibrated and evidence-checked."""
         order = self.order(ctx, criterion, index, member.id)
-        req = self.request(ctx, prefix, index, criterion, order, self.method_of(member))
+        method = self.method_of(member)
+        req = self.request(ctx, prefix, index, criterion, order, method, scope_note)
         cal = self.calibration_for(member)
         if (self.features or (cal is not None and cal.needs_features())) and req.decision:
             req = replace(req, features=True)
@@ -372,9 +407,14 @@ class CriterionGrader(Grader):
         from .._methods import run_method
 
         judge = self.members()[0].judge
+        # a trajectory check reads the conversation; the other methods read the answer
+        target = ctx.submission if criterion.method is ScoringType.TRAJECTORY else None
         try:
             report = await run_method(
-                criterion, ctx.submission.output, judge=judge, functions=self.functions
+                criterion,
+                ctx.submission.output if target is None else target,
+                judge=judge,
+                functions=self.functions,
             )
         except JudgeError as e:
             out = Outcome(judge_id=criterion.method.value, error=e, cost=0.0)
@@ -395,11 +435,19 @@ class CriterionGrader(Grader):
             check_method(c, registry, judge)
 
     async def leaf(
-        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion
+        self, ctx: GradeContext, prefix: Prefix | JudgeError, index: int, criterion: Criterion
     ) -> Leaf:
-        """Grade one leaf criterion with every judge."""
+        """Grade one leaf criterion with every judge.
+
+        ``prefix`` is the error that kept the submission from the judges (a
+        conversation over the budget): judged criteria then record it, unasked.
+        """
         if criterion.method is not ScoringType.LLM:
             return await self.run_method(ctx, criterion), 0, 0
+        if isinstance(prefix, JudgeError):
+            return refused(self, criterion, index, prefix)
+        if is_scoped(ctx, criterion):
+            return await scoped_leaf(self, ctx, prefix, index, criterion)
         members = self.members()
         outcomes = await gather_all(
             [self.ask_one(ctx, prefix, index, criterion, m) for m in members]
@@ -411,7 +459,11 @@ class CriterionGrader(Grader):
     ) -> EvaluationReport:
         """Assemble leaf results and hand them to :meth:`aggregate` for the score."""
         reports = assemble_reports(ctx.rubric.criteria, [r for r, _, _ in leaves])
-        report = self.aggregate(reports, rubric=ctx.rubric, normalize=self.normalize)
+        token = _RUBRIC.set(ctx.rubric)
+        try:
+            report = _call_aggregate(self.aggregate, reports, ctx.rubric, self.normalize)
+        finally:
+            _RUBRIC.reset(token)
         if inspect.isawaitable(report):
             report = await report
         if not isinstance(report, EvaluationReport):
@@ -428,13 +480,22 @@ class CriterionGrader(Grader):
         )
 
     def aggregate(
-        self, reports: list[CriterionReport], *, rubric: Rubric, normalize: bool = True
+        self,
+        reports: list[CriterionReport],
+        *,
+        rubric: Rubric | None = None,
+        normalize: bool = True,
     ) -> EvaluationReport | Awaitable[EvaluationReport]:
         """Turn the criteria's results into the report's score (the seed's ``aggregate()``).
 
-        Override it in a subclass (sync or ``async def``) to score differently; the
-        default is the shared scoring (``_scoring.finalize``) with this grader's policy.
+        Override it in a subclass to score differently, sync or ``async def``, as the
+        seed writes it (``aggregate(self, judge_results, *, normalize=True)``) or with a
+        ``rubric`` keyword too: it is passed only to an override that takes it. The
+        default is the shared scoring (``_scoring.finalize``) with this grader's policy,
+        on the rubric being graded (also when an override calls it without ``rubric``).
         """
+        if rubric is None:
+            rubric = _RUBRIC.get(None) or Rubric([r.criterion for r in reports])
         policy = self.policy
         if normalize != policy.normalize:
             policy = policy.with_normalize(normalize)
@@ -446,12 +507,14 @@ class CriterionGrader(Grader):
         for i, c in enumerate(criteria):
             self.method_for(c, i)  # usage errors before any call
         self.check_methods(criteria)
-        prefix = self.prefix(ctx)
+        prefix = shared_prefix(self, ctx)
         leaves = await gather_all([self.leaf(ctx, prefix, i, c) for i, c in enumerate(criteria)])
-        return await self.finish(ctx, leaves)
+        return with_conversation_record(self, ctx, await self.finish(ctx, leaves))
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
-        prefix = self.prefix(ctx)
+        prefix = shared_prefix(self, ctx)
+        if isinstance(prefix, JudgeError):  # over the budget: no judge would be asked
+            return GradePlan(0, 0)
         calls = tokens = 0
         system = approx_tokens(self.criterion_system_prompt())
         for i, leaf in enumerate(ctx.rubric.leaves()):
@@ -459,8 +522,9 @@ class CriterionGrader(Grader):
             if c.method is not ScoringType.LLM:
                 continue
             req = self.request(ctx, prefix, i, c, None, self.method_of(self.members()[0]))
-            calls += self.n_judges
-            tokens += self.n_judges * (system + approx_tokens(req.user))
+            asks = self.n_judges * scope_calls(ctx, c)  # every assistant turn is one ask
+            calls += asks
+            tokens += asks * (system + approx_tokens(req.user))
         return GradePlan(calls, tokens)
 
 

@@ -31,6 +31,7 @@ from ._inputs import Submission
 
 __all__ = [
     "ABSENT",
+    "CONVERSATION_HEADING",
     "PRESENT",
     "NO",
     "REASON_MAX_CHARS",
@@ -124,11 +125,22 @@ def _block(name: str, code: str, text: str) -> str:
 
 @dataclass(frozen=True)
 class Prefix:
-    """The shared start of every user prompt about one submission."""
+    """The shared start of every user prompt about one submission.
+
+    ``submission_text`` is what the submission block holds (evidence quotes are
+    looked up in it when the submission is a conversation).
+    """
 
     text: str
     code: str
     n_examples: int
+    submission_text: str = ""
+
+
+CONVERSATION_HEADING = (
+    "The submission, a conversation (messages are numbered #1, #2, ...; tool calls are "
+    "numbered in the order they were made):"
+)
 
 
 def build_prefix(
@@ -138,14 +150,19 @@ def build_prefix(
     reference: str | None = None,
     guidelines: str | None = None,
     examples: Sequence[Submission] = (),
+    text: str | None = None,
+    heading: str = "The submission:",
 ) -> Prefix:
     """Lay out the guidelines, query, reference, examples and submission in blocks.
 
     The blocks' code is derived from what every answer to the question shares (query,
     reference, examples) and checked against the submission too (see :func:`block_code`).
+    ``text`` replaces ``sub.output`` in the submission block (a rendered conversation,
+    see ``render_for_prompt``), introduced by ``heading``.
     """
+    shown = sub.output if text is None else text
     shared = [t for t in (query, reference, *(e.text for e in examples)) if t]
-    code = block_code(shared, avoid=[sub.thinking, sub.output])
+    code = block_code(shared, avoid=[sub.thinking, shown])
     parts: list[str] = []
     if guidelines and guidelines.strip():
         parts.append(f"Rubric guidelines: {guidelines.strip()}")
@@ -165,8 +182,13 @@ def build_prefix(
             "The author's reasoning (use it only for criteria about reasoning):\n"
             + _block("thinking", code, sub.thinking)
         )
-    parts.append("The submission:\n" + _block("submission", code, sub.output))
-    return Prefix(text="\n\n".join(parts) + "\n\n", code=code, n_examples=len(examples))
+    parts.append(f"{heading}\n" + _block("submission", code, shown))
+    return Prefix(
+        text="\n\n".join(parts) + "\n\n",
+        code=code,
+        n_examples=len(examples),
+        submission_text=shown,
+    )
 
 
 # -- one criterion ------------------------------------------------------------------

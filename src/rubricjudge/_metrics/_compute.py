@@ -36,6 +36,7 @@ from ._correlation import kendall_tau_b, pearson, spearman, table_points
 from ._estimates import estimates
 from ._labellers import LabelledUnit, labeller_agreement
 from ._pooled import confidence_summary, pooled_binary
+from ._raw import raw_confidence, raw_score
 from ._results import CriterionMetrics, ItemMetrics, JudgeAgreement, MetricsReport
 from ._tables import FloatArray, contingency, percentile_interval, resample_weights
 
@@ -144,8 +145,11 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
         records = _records(item, i)
         leaf_names = names_of(rubric) if records else []
         judged_leaves = list(leaf_reports(report.report or [])) if report is not None else []
-        if report is not None and report.score is not None:
-            judged[i] = report.score
+        score = report.score if report is not None else None
+        if report is not None and verdicts == "raw":
+            score = raw_score(rubric, report)
+        if score is not None:
+            judged[i] = score
         if truth is not None:
             h = human_score(rubric, truth)
             human[i] = np.nan if h is None else h
@@ -168,8 +172,11 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
             if jr is not None and jr.calibration is not None:
                 out.calibrated += 1
             said, truth_code = int(g.judge[i]), int(g.truth[i])
-            if jr is not None and jr.confidence is not None and said >= 0 and truth_code >= 0:
-                out.confidence.append((float(jr.confidence), said == truth_code))
+            conf = None
+            if jr is not None:
+                conf = raw_confidence(jr) if verdicts == "raw" else jr.confidence
+            if conf is not None and said >= 0 and truth_code >= 0:
+                out.confidence.append((float(conf), said == truth_code))
             people = records.get(leaf_names[pos]) if records else None
             if people:
                 labels = {who: r.label for who, r in people.items()}

@@ -22,6 +22,7 @@ from ._reports import (
     ScaleScore,
     SectionScore,
     TokenUsage,
+    TurnReport,
 )
 from ._rubric import HybridMetric, Rubric
 from ._scoring import CannotAssessStrategy, ScoringPolicy
@@ -50,4 +51,5 @@ __all__ = [
     "ScoringType",
     "SectionScore",
     "TokenUsage",
+    "TurnReport",
 ]

@@ -25,7 +25,7 @@ from ._calibration_examples import example_keys, labelled_answers, pick_examples
 from ._evaluate import evaluate
 from ._fingerprint import item_key
 
-__all__ = ["calibrate", "pick_training"]
+__all__ = ["calibrate", "check_label_counts", "pick_training"]
 
 
 def pick_training(
@@ -66,6 +66,34 @@ def pick_training(
     return train
 
 
+def check_label_counts(train: Any) -> None:
+    """Refuse, before grading, training items whose labels could not fit any group.
+
+    The same rules as the fit, on the labels alone (the judge's probabilities are
+    not known yet, so uniform ones stand in): what is refused here would be refused
+    after grading too, with the same message.
+
+    Raises:
+        UsageError: no label at all, or too few to fit a group (how many are needed).
+    """
+    samples = []
+    for i, item in enumerate(train.items):
+        truth = item.ground_truth or []
+        for criterion, value in zip(train.get_item_rubric(i).leaves(), truth, strict=False):
+            if value is None:
+                continue
+            labels = [o.label for o in criterion.options or []] or ["MET", "UNMET"]
+            uniform = {label: 1.0 / len(labels) for label in labels}
+            label = value.value if hasattr(value, "value") else str(value)
+            samples.append(Sample(criterion, uniform, label))
+    if not samples:
+        raise UsageError(
+            f"the {len(train.items)} training items have no labels (every ground_truth value "
+            "is null); calibration needs human labels on the training items"
+        )
+    fit_groups(samples)
+
+
 async def calibrate(
     dataset: Any,
     grader: Any,
@@ -104,6 +132,7 @@ async def calibrate(
     if hasattr(grader, "features") and method != "platt":  # the probe reads hidden states
         grader.features = True
     train = pick_training(dataset, n_train=n_train, train_ids=train_ids, seed=seed)
+    check_label_counts(train)  # before any judge call: the labels alone may be too few
     result = await evaluate(
         train,
         grader,
