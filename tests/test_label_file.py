@@ -62,6 +62,22 @@ def test_jsonl_rewrites_only_the_changed_line(tmp_path: Path) -> None:
     assert json.loads(after[2])["ground_truth"]["brief"] == "UNMET"
 
 
+def test_jsonl_with_raw_line_separators_in_strings(tmp_path: Path) -> None:
+    # JSON keeps U+2028, U+2029 and U+0085 raw in strings; the dataset reader splits
+    # lines at "\n" alone, and finding an item's line must agree with it
+    path = tmp_path / "ds.jsonl"
+    rows = items(3)
+    rows[0]["submission"] = "one\u2028two\u2029three\x85four"
+    lines = [json.dumps({"prompt": "Why?", "rubric": RUBRIC})]
+    lines += [json.dumps(it, ensure_ascii=False) for it in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    LabelStore(path).apply("i1", {"brief": "MET"}, "ana")
+    after = path.read_text(encoding="utf-8").split("\n")
+    assert after[1] == lines[1] and after[3] == lines[3]
+    assert json.loads(after[2])["ground_truth"]["brief"] == "MET"
+    assert RubricDataset.from_file(path).items[0].submission == rows[0]["submission"]
+
+
 def test_yaml_keeps_comments_quoting_and_list_indentation(tmp_path: Path) -> None:
     path = tmp_path / "ds.yaml"
     head = "# labelled by the team\nprompt: 'Why?'  # the question\nrubric:\n"

@@ -112,11 +112,13 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
     """Where each item line of a JSON Lines text is (the first non-blank line is the header)."""
     spans = []
     at = 0
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
+    # lines end at "\n" alone, as the dataset reader splits them: str.splitlines()
+    # would also split at U+2028, U+2029 and U+0085, which JSON keeps raw in strings
+    for line in text.split("\n"):
+        body = line.rstrip("\r")
         if body.strip():
             spans.append((at, at + len(body)))
-        at += len(line)
+        at += len(line) + 1
     return spans[1:]
 
 
