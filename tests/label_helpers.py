@@ -130,6 +130,36 @@ class LabelServer:
         self.kill()
 
 
+def write_conversation_dataset(path: Path) -> None:
+    """One item whose answer is a conversation with a tool call; every text is hostile HTML."""
+    data = {
+        "prompt": "Book a flight",
+        "rubric": rubric().to_dict(),
+        "items": [
+            {
+                "id": "conv-0",
+                "messages": [
+                    {"role": "user", "content": HOSTILE},
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "c1",
+                                "type": "function",
+                                "function": {"name": "search", "arguments": '{"q": "<b>x</b>"}'},
+                            }
+                        ],
+                    },
+                    {"role": "tool", "tool_call_id": "c1", "name": "search", "content": HOSTILE},
+                    {"role": "assistant", "content": HOSTILE},
+                ],
+            }
+        ],
+    }
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
 def labels_on_disk(path: Path) -> dict[str, dict[str, Any]]:
     """Item id -> criterion -> ground-truth value, as the dataset loader reads the file."""
     ds = RubricDataset.from_file(path)

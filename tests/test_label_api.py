@@ -18,7 +18,14 @@ from typing import Any
 
 import pytest
 
-from label_helpers import UNSURE, LabelServer, grade_run, labels_on_disk, write_dataset
+from label_helpers import (
+    UNSURE,
+    LabelServer,
+    grade_run,
+    labels_on_disk,
+    write_conversation_dataset,
+    write_dataset,
+)
 from rubricjudge import RubricDataset
 from rubricjudge._calibration._train import MIN_PER_LABEL, MIN_POOLED
 from rubricjudge._cli.main import main
@@ -331,3 +338,21 @@ def test_sigkill_in_the_middle_of_writes_loses_no_answered_label(tmp_path: Path)
         for (item_id, crit), values in answered.items():
             assert on_disk[item_id][crit] in values, (round_, item_id)
     assert sum(len(v) == 1 for v in answered.values()) > 10
+
+
+def test_a_conversation_is_sent_as_numbered_messages(tmp_path: Path) -> None:
+    dataset = tmp_path / "conv.json"
+    write_conversation_dataset(dataset)
+    with LabelServer(dataset, "--labeller", "ana") as server, server.client() as http:
+        r = http.get("/api/next")
+        assert r.status_code == 200, r.text
+        sub = r.json()["submission"]
+        assert sub["kind"] == "conversation"
+        assert [m["role"] for m in sub["messages"]] == ["user", "assistant", "tool", "assistant"]
+        assert [m["n"] for m in sub["messages"]] == [1, 2, 3, 4]
+        assert sub["messages"][1]["calls"][0]["name"] == "search"
+        assert sub["messages"][2]["result_of"] == 1
+        body = {"item_id": "conv-0", "labels": {"cause": "MET"}}
+        assert http.post("/api/labels", json=body).status_code == 200
+    assert labels_on_disk(dataset)["conv-0"]["cause"] == "MET"
+    assert "messages" in json.loads(dataset.read_text())["items"][0]  # kept as it was

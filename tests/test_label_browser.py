@@ -15,7 +15,14 @@ from typing import Any
 
 import pytest
 
-from label_helpers import UNSURE, LabelServer, grade_run, labels_on_disk, write_dataset
+from label_helpers import (
+    UNSURE,
+    LabelServer,
+    grade_run,
+    labels_on_disk,
+    write_conversation_dataset,
+    write_dataset,
+)
 from report_runs import HOSTILE
 from test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
 
@@ -189,3 +196,27 @@ def test_hostile_text_stays_text(context: Any, tmp_path: Path) -> None:
         assert tab.page.title() == "rubricjudge label"  # no onerror ran
         tab.label_current()
     assert tab.errors == []  # nothing blocked by the CSP either: nothing tried to run
+
+
+def test_a_hostile_conversation_stays_text(context: Any, tmp_path: Path) -> None:
+    dataset = tmp_path / "conv.json"
+    write_conversation_dataset(dataset)
+    tab = Tab(context)
+    with LabelServer(dataset) as server:
+        tab.open(server.url)
+        heads = tab.page.locator("#submission .msg-head").all_text_contents()
+        assert [h.split(" ")[:2] for h in heads] == [
+            ["#1", "user"],
+            ["#2", "assistant"],
+            ["#3", "tool"],
+            ["#4", "assistant"],
+        ]
+        texts = tab.page.locator("#submission pre.text:not(.call)").all_text_contents()
+        assert texts == [HOSTILE, HOSTILE, HOSTILE]
+        call = tab.page.text_content("#submission pre.call") or ""
+        assert call.startswith("tool 1: search(") and "<b>x</b>" in call
+        assert tab.page.locator("#submission img, #submission b").count() == 0
+        assert tab.page.title() == "rubricjudge label"  # no onerror ran
+        tab.label_current()
+    assert labels_on_disk(dataset)["conv-0"] == STORED
+    assert tab.errors == []

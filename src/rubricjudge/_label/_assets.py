@@ -24,6 +24,10 @@ h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:var(--mut
 #query{white-space:pre-wrap;margin:0 0 .8rem;font-weight:600}
 #submission pre.text{white-space:pre-wrap;word-wrap:break-word;font:inherit;margin:0;padding:.8rem;
 border:1px solid var(--line);border-radius:6px;background:var(--soft);max-height:70vh;overflow:auto}
+#submission .msg{margin:0 0 .7rem}
+#submission .msg-head{font-size:.8rem;color:var(--muted);margin:0 0 .2rem}
+#submission pre.call{font-family:ui-monospace,monospace;font-size:.85rem}
+#submission details{margin:0 0 .3rem}
 #criteria{list-style:none;margin:0;padding:0}
 .crit{border:2px solid var(--line);border-radius:6px;padding:.5rem .7rem;margin:0 0 .6rem}
 .crit.focus{border-color:var(--accent);box-shadow:0 0 0 2px #1f5fbf22}
@@ -101,15 +105,53 @@ JS = r"""
     return out;
   }
 
-  // The one place a submission is drawn: as text (never as HTML). A conversation,
-  // sent as a list of turns, would be drawn here too.
+  // The one place a submission is drawn, always as text (never as HTML): a string,
+  // text with the model's thinking, or a conversation as numbered messages with
+  // their tool calls and results (the numbers judges' reasons use: #3, tool 1).
+  function textBlock(text, cls) {
+    const pre = document.createElement("pre");
+    pre.className = cls || "text";
+    pre.textContent = text == null ? "" : String(text);
+    return pre;
+  }
+  function folded(summary, text) {
+    const d = document.createElement("details");
+    const s = document.createElement("summary");
+    s.textContent = summary;
+    d.append(s, textBlock(text));
+    return d;
+  }
   function renderSubmission(el, submission) {
     el.replaceChildren();
-    const pre = document.createElement("pre");
-    pre.className = "text";
-    pre.textContent = typeof submission === "string"
-      ? submission : JSON.stringify(submission, null, 2);
-    el.append(pre);
+    if (typeof submission === "string") {
+      el.append(textBlock(submission));
+    } else if (submission && submission.kind === "text") {
+      if (submission.thinking) el.append(folded("thinking", submission.thinking));
+      el.append(textBlock(submission.text));
+    } else if (submission && submission.kind === "conversation") {
+      (submission.messages || []).forEach(function (m) {
+        const box = document.createElement("div");
+        box.className = "msg role-" + String(m.role).replace(/[^a-z_]/g, "");
+        const head = document.createElement("div");
+        head.className = "msg-head";
+        let h = "#" + m.n + " " + m.role;
+        if (m.turn) h += " · turn " + m.turn;
+        if (m.tool) h += " · " + m.tool;
+        if (m.result_of) h += " · result of tool " + m.result_of;
+        if (m.error) h += " · error";
+        head.textContent = h;
+        box.append(head);
+        if (m.reasoning) box.append(folded("reasoning", m.reasoning));
+        if (m.text) box.append(textBlock(m.text));
+        (m.calls || []).forEach(function (c) {
+          const line = "tool " + c.n + ": " + c.name + "(" + c.arguments + ")";
+          box.append(textBlock(line, "text call"));
+        });
+        el.append(box);
+      });
+    } else {
+      el.append(textBlock(JSON.stringify(submission, null, 2)));
+    }
   }
 
   function progress(d) {

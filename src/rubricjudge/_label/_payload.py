@@ -7,6 +7,7 @@ from typing import Any
 
 from .._datasets._dataset import DataItem
 from .._datasets._labels import leaf_names, read_records
+from .._model._render_page import page_view
 from .._model._rubric import Criterion
 from ._file import DatasetFile
 from ._judged import Judged
@@ -20,11 +21,17 @@ _MAX_SCALE_POINTS = 11
 def submission_of(item: DataItem) -> Any:
     """The submission as the page draws it: the one place that decides its shape.
 
-    Today a submission is text and is sent as a string; the page's
-    ``renderSubmission`` shows it as text (never as HTML). A conversation would be
-    sent from here as its list of turns and drawn by that same function.
+    A plain text answer is sent as a string. A conversation (an item with
+    ``messages``), or text with the model's thinking, is sent as the report's
+    :func:`page_view` data: ``{"kind": "conversation", "messages": [...]}`` with each
+    message's number, role, text, tool calls and results, or ``{"kind": "text",
+    "text", "thinking"}``. The page's ``renderSubmission`` draws either as text
+    (never as HTML).
     """
-    return item.submission
+    view = page_view(item.submission)
+    if view["kind"] == "text" and "thinking" not in view:
+        return view["text"]
+    return view
 
 
 def _criterion(name: str, c: Criterion) -> dict[str, Any]:
