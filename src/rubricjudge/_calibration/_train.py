@@ -45,6 +45,7 @@ __all__ = [
     "Method",
     "Sample",
     "fit_groups",
+    "labels_needed",
 ]
 
 Method = Literal["platt", "probe"]
@@ -77,12 +78,36 @@ class Sample:
 
 
 def _labels(criterion: Criterion, samples: Sequence[Sample]) -> list[str]:
+    return _learnable(criterion, [s.truth for s in samples])
+
+
+def _learnable(criterion: Criterion, truths: Sequence[str]) -> list[str]:
     if criterion.is_multi_choice:
         return [o.label for o in criterion.options or []]
     labels = list(BINARY)
-    if sum(s.truth == "CANNOT_ASSESS" for s in samples) >= MIN_PER_LABEL:
+    if sum(t == "CANNOT_ASSESS" for t in truths) >= MIN_PER_LABEL:
         labels.append("CANNOT_ASSESS")
     return labels
+
+
+def labels_needed(gid: str, criterion: Criterion, truths: Sequence[str]) -> int:
+    """How many more human labels group ``gid`` needs before :func:`fit_groups` fits it.
+
+    ``criterion`` is any criterion of the group and ``truths`` the labels its answers
+    have so far. The count is the fewest that could do it: the new labels are assumed
+    to go to the answers that lack them (a binary group needs at least
+    ``MIN_PER_LABEL`` MET and as many UNMET, and ``MIN_POOLED`` labels in all). That
+    is what a first group needs, pooled or a criterion's own; a criterion's smaller
+    adjustment (``MIN_PER_CRITERION``) builds on a pooled group once there is one.
+    """
+    if gid.startswith(POSITIONS):
+        labels = [str(i) for i in range(1, len(criterion.options or []) + 1)]
+        truths = [position_of(criterion, t) for t in truths]
+    else:
+        labels = _learnable(criterion, truths)
+    counts = sorted((sum(t == label for t in truths) for label in labels), reverse=True)
+    short = sum(max(0, MIN_PER_LABEL - c) for c in counts[:2])
+    return max(MIN_POOLED - sum(counts), short)
 
 
 def _describe(gid: str, criterion: Criterion) -> str:

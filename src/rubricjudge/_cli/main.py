@@ -33,6 +33,7 @@ COMMANDS: tuple[str, ...] = (
     "metrics",
     "gate",
     "report",
+    "label",
     "lint",
     "registry",
     "create_template",

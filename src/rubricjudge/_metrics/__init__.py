@@ -5,13 +5,20 @@ from ._coding import NaMode
 from ._compute import compute_metrics
 from ._gate import gate_runs
 from ._gate_result import GateResult
-from ._results import CriterionMetrics, ItemMetrics, JudgeAgreement, MetricsReport
+from ._results import (
+    CriterionMetrics,
+    ItemMetrics,
+    JudgeAgreement,
+    LabellerAgreement,
+    MetricsReport,
+)
 
 __all__ = [
     "CriterionMetrics",
     "GateResult",
     "ItemMetrics",
     "JudgeAgreement",
+    "LabellerAgreement",
     "MetricsReport",
     "NaMode",
     "compute_metrics",

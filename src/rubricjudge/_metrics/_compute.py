@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import ConfigError, VerdictError
+from .._datasets._labels import LABELS_KEY, read_records
+from .._datasets._labels import leaf_names as names_of
+from .._errors import ConfigError, DatasetError, VerdictError
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Rubric
 from .._model._scoring import leaf_reports
@@ -32,6 +34,7 @@ from ._classification import (
 from ._coding import MISSING, NA, CriterionCoder, NaMode, na_modes
 from ._correlation import kendall_tau_b, pearson, spearman, table_points
 from ._estimates import estimates
+from ._labellers import LabelledUnit, labeller_agreement
 from ._pooled import confidence_summary, pooled_binary
 from ._raw import raw_confidence, raw_score
 from ._results import CriterionMetrics, ItemMetrics, JudgeAgreement, MetricsReport
@@ -57,6 +60,7 @@ class _Collected:
     threshold: FloatArray
     confidence: list[tuple[float, bool]] = field(default_factory=list)
     calibrated: int = 0
+    labelled: list[LabelledUnit] = field(default_factory=list)
 
 
 def _group_key(groups: Mapping[str, _Group], key: str, criterion: Any) -> str:
@@ -115,6 +119,16 @@ def human_score(rubric: Rubric, truth: Sequence[Any]) -> float | None:
         return None
 
 
+def _records(item: Any, index: int) -> dict[str, Any]:
+    metadata = getattr(item, "metadata", None)
+    if not metadata or LABELS_KEY not in metadata:
+        return {}
+    try:
+        return read_records(metadata, f"dataset items[{index}]")
+    except DatasetError as e:
+        raise ConfigError(str(e)) from None
+
+
 def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str) -> _Collected:
     n = len(reports)
     groups: dict[str, _Group] = {}
@@ -128,6 +142,8 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
         truth = getattr(item, "ground_truth", None)
         report = reports[i]
         leaves = rubric.leaves()
+        records = _records(item, i)
+        leaf_names = names_of(rubric) if records else []
         judged_leaves = list(leaf_reports(report.report or [])) if report is not None else []
         score = report.score if report is not None else None
         if report is not None and verdicts == "raw":
@@ -161,6 +177,10 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
                 conf = raw_confidence(jr) if verdicts == "raw" else jr.confidence
             if conf is not None and said >= 0 and truth_code >= 0:
                 out.confidence.append((float(conf), said == truth_code))
+            people = records.get(leaf_names[pos]) if records else None
+            if people:
+                labels = {who: r.label for who, r in people.items()}
+                out.labelled.append(LabelledUnit(i, key, g.coder, int(g.judge[i]), labels))
             for vote in (jr.votes or []) if jr is not None else []:
                 arr = g.votes.setdefault(vote.judge_id, np.full(n, MISSING))
                 arr[i] = g.coder.code_parts(vote.verdict, vote.selection, vote.error)
@@ -328,13 +348,16 @@ def compute_metrics(
         raise ConfigError(f"verdicts {verdicts!r} is not 'final' or 'raw'")
     reports = _resolve(results, dataset)
     excluded = 0
+    left_out: set[int] = set()
     if exclude_ids is not None:
         leave_out = set(exclude_ids)
         for i, item in enumerate(dataset.items):
             key = getattr(item, "id", None) or f"#{i}"
-            if key in leave_out and reports[i] is not None:
-                reports[i] = None
-                excluded += 1
+            if key in leave_out:
+                left_out.add(i)  # left out of the people's agreement too
+                if reports[i] is not None:
+                    reports[i] = None
+                    excluded += 1
     got = _collect(dataset, reports, verdicts)
     groups, human, judged = got.groups, got.human, got.judged
     n = len(reports)
@@ -346,6 +369,7 @@ def compute_metrics(
         _criterion(k, g, weights, na_mode, confidence, has_report) for k, g in groups.items()
     ]
     inter = [a for k, g in groups.items() if (a := _inter_judge(k, g, na_mode)) is not None]
+    people = labeller_agreement([u for u in got.labelled if u.index not in left_out], na_mode)
     pooled = pooled_binary(list(groups.values()), weights, na_mode, confidence, percentile_interval)
     return MetricsReport(
         pooled=pooled,
@@ -362,4 +386,5 @@ def compute_metrics(
         criteria=criteria,
         items=_items(human, judged, weights, confidence),
         inter_judge=inter,
+        labellers=people,
     )

@@ -15,6 +15,7 @@ __all__ = [
     "CriterionMetrics",
     "ItemMetrics",
     "JudgeAgreement",
+    "LabellerAgreement",
     "MetricsReport",
 ]
 
@@ -64,6 +65,26 @@ class JudgeAgreement(_Model):
     fleiss_kappa: float | None = None
 
 
+class LabellerAgreement(_Model):
+    """People against people on the answers two or more of them labelled, and the judge.
+
+    ``agreement`` and ``kappa`` (Cohen's) are over every pair of labellers, averaged
+    weighted by the answers each pair shares; ``krippendorff_alpha`` is over all of
+    them at once (nominal). ``judge_agreement`` and ``judge_kappa`` compare the
+    judge with each of those labellers on the same answers, averaged the same way:
+    the judge beside the human ceiling. NaN where undefined.
+    """
+
+    key: str
+    labellers: list[str]
+    units: int
+    agreement: float
+    kappa: float
+    krippendorff_alpha: float
+    judge_agreement: float
+    judge_kappa: float
+
+
 class ConfidenceSummary(_Model):
     """How well the judge's ``confidence`` matches how often it agrees with the humans.
 
@@ -88,7 +109,9 @@ class MetricsReport(_Model):
     which verdicts were compared: ``final`` (what counted) or ``raw`` (the judge's
     own, before a calibration changed them). ``excluded_items`` were left out (a
     calibration's training items, say). ``estimates`` holds the naive, human-only
-    and prediction-powered estimates of the mean score and pass rate.
+    and prediction-powered estimates of the mean score and pass rate. ``labellers``
+    compares people who labelled the same answers with each other and with the judge
+    (from the labels ``rubricjudge label`` records in items' metadata).
     """
 
     na_mode: str
@@ -105,6 +128,7 @@ class MetricsReport(_Model):
     calibrated_answers: int = 0
     confidence_calibration: ConfidenceSummary | None = None
     estimates: dict[str, dict[str, MeanEstimate]] = Field(default_factory=dict)
+    labellers: list[LabellerAgreement] = Field(default_factory=list)
 
     def criterion(self, key: str) -> CriterionMetrics:
         """Return the metrics of the criterion named ``key``."""
@@ -162,6 +186,16 @@ class MetricsReport(_Model):
                 lines.append(
                     f"  {kind:6} {_fmt(e.estimate)} [{_fmt(e.low)}, {_fmt(e.high)}]"
                     f"  ({e.n_labelled} labelled, {e.n_unlabelled} unlabelled; {e.method})"
+                )
+        if self.labellers:
+            lines.append("")
+            lines.append("people against each other (the ceiling), and the judge against them:")
+            for a in self.labellers:
+                lines.append(
+                    f"  {a.key} ({', '.join(a.labellers)}; {a.units} answers): people "
+                    f"agreement={_fmt(a.agreement)} kappa={_fmt(a.kappa)} "
+                    f"alpha={_fmt(a.krippendorff_alpha)}   judge agreement="
+                    f"{_fmt(a.judge_agreement)} kappa={_fmt(a.judge_kappa)}"
                 )
         for j in self.inter_judge:
             fk = "" if j.fleiss_kappa is None else f"  fleiss_kappa={_fmt(j.fleiss_kappa)}"

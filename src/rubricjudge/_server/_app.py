@@ -16,20 +16,18 @@ of rubric source only (never a path on the server).
 from __future__ import annotations
 
 import asyncio
-import hmac
-import json
 import os
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from .._errors import RubricError, RubricJudgeError, RunError, UsageError, missing_extra
-from .._limits import DataLimitError, json_loads
 from .._model._rubric import Rubric
 from ._models import BatchItem, BatchRequest, ScoreRequest
 from ._openapi import openapi_document
+from ._requests import HTTPError, bearer_ok
+from ._requests import read_json as read_body
 from ._rewards import RewardRequest, log, reply, rollouts_of
 from ._settings import ServerSettings
 from ._sources import RubricNotFoundError
@@ -37,16 +35,6 @@ from ._sources import RubricNotFoundError
 __all__ = ["create_app"]
 
 _OPEN_PATHS = ("/health", "/openapi.json")
-
-
-class HTTPError(Exception):
-    """An error answered as ``{"error": message}`` with a status code."""
-
-    def __init__(self, status: int, message: str, detail: Any = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.detail = detail
 
 
 def _starlette() -> Any:
@@ -72,38 +60,14 @@ def create_app(settings: ServerSettings) -> Any:
         return JSONResponse(body, status_code=status, headers=headers)
 
     def authorized(request: Request, in_url: bool = False) -> bool:
-        if settings.token is None:
-            return True
         header = request.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
         if in_url and not header:
             # a trainer whose client sends no headers puts the token in the URL
-            scheme, given = "bearer", request.query_params.get("token", "")
-        if scheme.lower() != "bearer" or not given:
-            return False
-        return hmac.compare_digest(given.strip().encode(), settings.token.encode())
+            header = "Bearer " + request.query_params.get("token", "")
+        return bearer_ok(header, settings.token)
 
     async def read_json(request: Request) -> Any:
-        length = request.headers.get("content-length")
-        limit = settings.max_body_bytes
-        if length is not None:
-            if not re.fullmatch(r"[0-9]{1,18}", length):
-                raise HTTPError(400, f"Content-Length {length!r} is not a number")
-            if int(length) > limit:
-                raise HTTPError(413, f"request body is {length} bytes; the limit is {limit}")
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise HTTPError(413, f"request body is over the limit of {limit} bytes")
-            chunks.append(chunk)
-        try:
-            return json_loads(b"".join(chunks))
-        except DataLimitError as e:
-            raise HTTPError(400, f"request body: {e}") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise HTTPError(400, f"request body is not valid JSON: {e}") from None
+        return await read_body(request, settings.max_body_bytes)
 
     def parse(model: Any, data: Any) -> Any:
         try:

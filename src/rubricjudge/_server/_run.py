@@ -12,7 +12,15 @@ from .._judges._http import is_loopback
 from ._app import create_app
 from ._settings import ServerSettings
 
-__all__ = ["MIN_TOKEN_LENGTH", "TOKEN_ENV", "auth_token", "is_loopback", "read_token", "serve"]
+__all__ = [
+    "MIN_TOKEN_LENGTH",
+    "TOKEN_ENV",
+    "auth_token",
+    "is_loopback",
+    "loopback_or_token",
+    "read_token",
+    "serve",
+]
 
 MIN_TOKEN_LENGTH = 16
 TOKEN_ENV = "RUBRICJUDGE_SERVE_TOKEN"
@@ -67,6 +75,30 @@ def auth_token(host: str, *, token_file: str | None, no_auth: bool) -> str | Non
     raise ConfigError(
         f"the server needs a bearer token: give --token-file FILE or set ${TOKEN_ENV} "
         "(or, on a loopback host only, --no-auth)"
+    )
+
+
+def loopback_or_token(host: str, *, token_file: str | None, env: str) -> str | None:
+    """The token a page served on ``host`` requires: optional on loopback, else required.
+
+    The token comes from ``token_file`` or ``$RUBRICJUDGE_<env>``; on a loopback
+    ``host`` no token means none is asked for (only this machine can connect).
+
+    Raises:
+        ConfigError: ``host`` is reachable from other machines and no token was given,
+            or the token is weak.
+    """
+    if token_file:
+        return read_token(token_file)
+    value = (getenv(env) or "").strip()
+    if value:
+        return _check(value, f"$RUBRICJUDGE_{env}")
+    if is_loopback(host):
+        return None
+    raise ConfigError(
+        f"--host {host!r} is reachable from other machines, so the page needs a token: "
+        f"give --token-file FILE or set $RUBRICJUDGE_{env} (or keep the default --host "
+        "127.0.0.1)"
     )
 
 

@@ -1,0 +1,101 @@
+"""What the judge said about each item of the dataset being labelled, read from a run.
+
+The run (``evaluate`` / ``grade`` ``--run-dir``) must have graded this very dataset:
+the same items, submissions, queries and rubrics (labels may differ, since labelling
+is what changes them); its fingerprint is checked as ``metrics`` checks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._datasets._labels import leaf_names
+from .._errors import ConfigError
+from .._model._reports import CriterionReport
+from .._model._scoring import leaf_reports
+
+__all__ = ["Judged", "read_run"]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The judge's answer on one criterion of one item, and how sure it was."""
+
+    answer: str  # MET / UNMET / CANNOT_ASSESS, an option label, a scale number, or "error"
+    confidence: float | None
+    reason: str
+
+    def to_data(self) -> dict[str, Any]:
+        """As the API sends it."""
+        return {"answer": self.answer, "confidence": self.confidence, "reason": self.reason}
+
+
+def _answer(jr: CriterionReport) -> str:
+    """What the judge itself said (before a calibration changed it); ``error`` if it failed."""
+    if jr.error is not None:
+        return "error"
+    cal = jr.calibration
+    selection = cal.raw_selection if cal is not None and cal.raw_selection else jr.selection
+    verdict = cal.raw_verdict if cal is not None and cal.raw_verdict else jr.verdict
+    if selection is not None:
+        return selection.label
+    if jr.scale_score is not None:
+        return f"{jr.scale_score.score:g}"
+    return verdict.value if verdict is not None else "error"
+
+
+def _judged(jr: CriterionReport) -> Judged:
+    """The judge's own answer and how sure it was of it: its most probable answer.
+
+    Taken from the token probabilities, before an evidence check or a calibration
+    changed the verdict: the order asks where the judge itself hesitated.
+    """
+    probs = jr.probabilities
+    if jr.error is not None or not probs:
+        return Judged(_answer(jr), None if jr.error is not None else jr.confidence, jr.reason)
+    answer = max(probs, key=lambda k: probs[k])
+    return Judged(answer, probs[answer], jr.reason or "")
+
+
+def read_run(
+    run_dir: str | Path, dataset: Any
+) -> tuple[list[dict[str, Judged]], list[float | None]]:
+    """Per dataset item, the judge's answer on each criterion (by label name), and its score.
+
+    Raises:
+        ConfigError: not a run directory, or a run of another dataset.
+    """
+    from .._runs._fingerprint import dataset_fingerprint
+    from .._runs._result import RunResult
+    from .._runs._store import RunStore
+
+    path = Path(run_dir)
+    result = RunResult.open(path)
+    store = RunStore(path)
+    try:
+        expected = store.meta().get("fingerprint:dataset")
+    finally:
+        store.close()
+    if expected is not None and dataset_fingerprint(dataset) != expected:
+        raise ConfigError(
+            f"--run-dir {str(path)!r} graded another dataset (its items, submissions, queries "
+            "or rubrics differ from DATASET's); give the run that graded this dataset"
+        )
+    scores: list[float | None] = [None] * len(dataset.items)
+    for o in result.outcomes:
+        if 0 <= o.index < len(scores):
+            scores[o.index] = o.score
+    out: list[dict[str, Judged]] = []
+    for i, report in enumerate(result.iter_reports()):
+        if i >= len(dataset.items):
+            break
+        got: dict[str, Judged] = {}
+        if report is not None and report.report:
+            names = leaf_names(dataset.get_item_rubric(i))
+            for name, jr in zip(names, leaf_reports(report.report), strict=False):
+                got[name] = _judged(jr)
+        out.append(got)
+    out.extend({} for _ in range(len(dataset.items) - len(out)))
+    return out, scores

@@ -1,0 +1,251 @@
+"""Labels written into the dataset file, durably, by any number of tabs and processes.
+
+Every change is one transaction under an exclusive ``flock`` on a lock file beside
+the dataset (``.NAME.label-lock``; the kernel drops it when its process dies, SIGKILL
+included): read the file again if anyone changed it, apply the labels, write the
+whole file to a temporary file, fsync, rename it over the dataset, fsync the
+directory. Only then is the request answered, so an answered label is on disk, a
+kill at any moment leaves the old file or the new one, and two writers never
+overwrite each other's labels: each applies its labels to what the other wrote.
+
+Per item and criterion, ``ground_truth`` holds the last label given by anyone;
+``metadata.human_labels`` keeps each labeller's latest with its time (see
+``rubricjudge._datasets._labels``). A label already in the file that no labeller
+record explains (written by hand, say) is kept there as labeller ``(earlier)``
+when someone first labels over it, so an undo brings it back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._atomic import write_text_atomic
+from .._datasets._dataset import DataItem, normalize_ground_truth
+from .._datasets._labels import LabelRecord, leaf_names, read_records
+from .._errors import DatasetError, StorageError, VerdictError
+from .._model._rubric import Criterion, CriterionVerdict, Rubric
+from ._file import DatasetFile
+
+__all__ = ["EARLIER", "LabelProblem", "LabelStore", "item_key"]
+
+EARLIER = "(earlier)"
+"""The labeller of a label that was in the file before anyone labelled over it."""
+
+
+class LabelProblem(Exception):
+    """A label request that cannot be applied: answered with ``status`` and the message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def item_key(item: DataItem, index: int) -> str:
+    """How the page and the API name an item: its id, else ``#index``."""
+    return item.id if item.id not in (None, "") else f"#{index}"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _signature(path: Path) -> tuple[int, int, int, int]:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _value(v: Any) -> str | None:
+    if v is None:
+        return None
+    return v.value if isinstance(v, CriterionVerdict) else str(v)
+
+
+def check_label(criterion: Criterion, name: str, value: str) -> str:
+    """``value`` as ground truth stores it for ``criterion``; LabelProblem if it does not fit."""
+    text = value.strip()
+    if text.upper() in ("MET", "UNMET", "CANNOT_ASSESS"):
+        if text.upper() != "CANNOT_ASSESS" and (criterion.is_multi_choice or criterion.scale):
+            raise LabelProblem(422, _choices(criterion, name, value))
+        return text.upper()
+    if criterion.is_multi_choice:
+        try:
+            return (criterion.options or [])[criterion.find_option_by_label(text)].label
+        except (ValueError, IndexError):
+            raise LabelProblem(422, _choices(criterion, name, value)) from None
+    if criterion.scale is not None:
+        try:
+            number = float(text)
+        except ValueError:
+            raise LabelProblem(422, _choices(criterion, name, value)) from None
+        problem = criterion.scale.problem(number)
+        if problem is not None:
+            raise LabelProblem(422, f"criterion {name!r}: {problem}")
+        return f"{number:g}"
+    raise LabelProblem(422, _choices(criterion, name, value))
+
+
+def _choices(criterion: Criterion, name: str, value: str) -> str:
+    if criterion.is_multi_choice:
+        allowed = [o.label for o in criterion.options or []] + ["CANNOT_ASSESS"]
+    elif criterion.scale is not None:
+        s = criterion.scale
+        allowed = [f"a number from {s.min:g} to {s.max:g}", "CANNOT_ASSESS"]
+    else:
+        allowed = ["MET", "UNMET", "CANNOT_ASSESS"]
+    return f"criterion {name!r}: {value[:80]!r} is not a label of it; use one of: " + ", ".join(
+        repr(a) for a in allowed
+    )
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What one request changed: the labels as stored, and the dataset after it."""
+
+    labels: dict[str, str | None]
+    file: DatasetFile
+
+
+class LabelStore:
+    """The dataset file being labelled (thread-safe; safe across processes)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        real = Path(os.path.realpath(self.path))
+        self.lock_path = real.parent / f".{real.name}.label-lock"
+        self._mutex = threading.Lock()
+        self._file = DatasetFile.read(self.path)
+        self._sig = _signature(self.path)
+        for i, item in self._file.items():
+            read_records(item.metadata, f"{self.path}: items[{i}]")
+
+    @staticmethod
+    def key_at(file: DatasetFile, index: int) -> str:
+        """The name of item ``index`` of ``file``."""
+        return item_key(file.dataset.items[index], index)
+
+    @staticmethod
+    def index_in(file: DatasetFile, key: str) -> int:
+        """The index of the item named ``key`` in ``file``; LabelProblem 404 if none."""
+        keys = file.keys
+        if keys is None:
+            keys = file.keys = {item_key(item, i): i for i, item in file.items()}
+        index = keys.get(key)
+        if index is None:
+            raise LabelProblem(404, f"no item {key[:200]!r} in the dataset")
+        return index
+
+    def current(self) -> DatasetFile:
+        """The dataset as it is on disk now (read again only when it changed)."""
+        with self._mutex:
+            self._refresh()
+            return self._file
+
+    def _refresh(self) -> None:
+        sig = _signature(self.path)
+        if sig != self._sig:
+            self._file = DatasetFile.read(self.path)
+            self._sig = sig
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        import fcntl
+
+        with self._mutex:
+            try:
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as e:
+                raise StorageError(
+                    f"cannot create the lock file {str(self.lock_path)!r} beside the dataset: "
+                    f"{e.strerror}; the dataset's directory must be writable"
+                ) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)  # releases the lock
+
+    def apply(self, key: str, labels: Mapping[str, str | None], labeller: str) -> Applied:
+        """Record ``labeller``'s ``labels`` on item ``key`` and write the file durably.
+
+        A value of None withdraws the labeller's label on that criterion (undo).
+
+        Raises:
+            LabelProblem: an unknown item (404), criterion or label (422).
+            StorageError: the file could not be written (it is then unchanged).
+        """
+        with self._locked():
+            self._refresh()
+            index = self.index_in(self._file, key)
+            file = self._file
+            rubric = file.dataset.get_item_rubric(index)
+            stored, truth, records = self._change(file, index, rubric, labels, labeller)
+            try:
+                new = file.with_labels({index: (truth, records)})
+                write_text_atomic(self.path, new.text)
+            except BaseException as e:
+                self._sig = (0, 0, 0, 0)  # the copy in memory may be ahead of the disk
+                if isinstance(e, OSError):
+                    raise StorageError(f"cannot write {self.path}: {e.strerror or e}") from None
+                raise
+            self._file = new
+            self._sig = _signature(self.path)
+            return Applied(stored, new)
+
+    def _change(
+        self,
+        file: DatasetFile,
+        index: int,
+        rubric: Rubric,
+        labels: Mapping[str, str | None],
+        labeller: str,
+    ) -> tuple[dict[str, str | None], Any, dict[str, Any] | None]:
+        item = file.dataset.items[index]
+        names = leaf_names(rubric)
+        leaves = dict(zip(names, rubric.leaves(), strict=True))
+        stored: dict[str, str | None] = {}
+        for name, value in labels.items():
+            criterion = leaves.get(name)
+            if criterion is None:
+                known = ", ".join(repr(n) for n in names)
+                raise LabelProblem(
+                    422,
+                    f"item {item_key(item, index)!r} has no criterion {name[:200]!r}; "
+                    f"its criteria are {known}",
+                )
+            stored[name] = None if value is None else check_label(criterion, name, value)
+        records = read_records(item.metadata, f"{file.path}: items[{index}]")
+        truth = dict(zip(names, [_value(v) for v in item.ground_truth or []], strict=False))
+        for name in names:
+            truth.setdefault(name, None)
+        now = _now()
+        for name, value in stored.items():
+            mine = records.setdefault(name, {})
+            if truth[name] is not None and not mine:  # a label no record explains
+                mine[EARLIER] = LabelRecord(str(truth[name]), "")
+            if value is None:
+                mine.pop(labeller, None)
+            else:
+                mine[labeller] = LabelRecord(value, now)
+            if value is not None:
+                truth[name] = value
+            else:
+                latest = max(mine.values(), key=lambda r: r.at, default=None)
+                truth[name] = latest.label if latest is not None else None
+            if not mine:
+                del records[name]
+        try:  # the same check the loader makes
+            normalize_ground_truth(rubric, truth, where="ground_truth")
+        except VerdictError as e:
+            raise DatasetError(f"{file.path}: items[{index}]: {e}") from None
+        keyed = all(c.key is not None for c in rubric.leaves())
+        new_truth: Any = truth if keyed else [truth[n] for n in names]
+        data = {c: {who: r.to_data() for who, r in by.items()} for c, by in records.items()}
+        return stored, new_truth, data or None
