@@ -1,4 +1,4 @@
-"""Agreement between a judge and human labels, with bootstrap intervals."""
+"""Agreement between a judge and human labels (verdicts, preferences), with intervals."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from ._metrics import (
     ItemMetrics,
     JudgeAgreement,
     MetricsReport,
+    PairwiseMetrics,
     compute_metrics,
     fleiss_kappa,
     krippendorff_alpha,
+    pairwise_metrics,
 )
 
 __all__ = [
@@ -17,7 +19,9 @@ __all__ = [
     "ItemMetrics",
     "JudgeAgreement",
     "MetricsReport",
+    "PairwiseMetrics",
     "compute_metrics",
     "fleiss_kappa",
     "krippendorff_alpha",
+    "pairwise_metrics",
 ]

@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import ConfigError, RubricJudgeError
 from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
+from .._model._flips import FlipTally
 from .._model._reports import EvaluationReport
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ class Tally:
         self.criterion_errors = 0
         self.not_graded = 0
         self.endpoints: dict[str, EndpointStats] = {}
+        self.flips = FlipTally()
 
     def add(self, r: EvaluationReport) -> None:
         """Count one item's report."""
@@ -133,6 +135,7 @@ class Tally:
         else:
             self.known_cost += r.completion_cost
         self.criterion_errors += r.error_count
+        self.flips.add(r)
 
     def text(self, *, judges: str, grader: str) -> str:
         """Format the summary printed on stderr."""
@@ -152,6 +155,7 @@ class Tally:
         lines.append(
             f"errors: {self.criterion_errors} criteria; items not graded: {self.not_graded}"
         )
+        lines.extend(self.flips.lines())
         if self.endpoints:
             from .._runs._summary import endpoint_lines
 

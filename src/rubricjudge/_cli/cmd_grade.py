@@ -14,9 +14,7 @@ import argparse
 import asyncio
 import hashlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -29,6 +27,8 @@ from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
 from ._grader_args import build_grader, dry_run, judge_names
+from ._output import atomic_output
+from ._repeat_args import add_repeat_args
 from ._trust_args import (
     BASE_URL_HELP,
     add_cache_args,
@@ -44,7 +44,9 @@ def register(subparsers: Any) -> None:
         "grade",
         help="grade submissions against a rubric",
         description="Grade submissions (JSONL: submission, id, query, reference) against a "
-        "rubric; write one EvaluationReport per line, in input order.",
+        "rubric; write one EvaluationReport per line, in input order. With --pairwise, compare "
+        "pairs (submission_a, submission_b) in both orders; with --group, rank the submissions "
+        "of each line against each other.",
         epilog="Exit codes: 0 graded (items whose judges failed are recorded in their "
         "reports); 1 a usage or input error, or no item could be graded (-o then keeps what "
         "it held); 2 bad command-line usage; 130 interrupted; 141 stdout closed.",
@@ -87,8 +89,35 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="count calls, tokens and cost; call nothing"
     )
+    g = p.add_argument_group("pairs and groups")
+    g.add_argument(
+        "--pairwise",
+        action="store_true",
+        help="compare pairs: each line has submission_a and submission_b (and id, query, "
+        "reference, label); every comparison is asked in both orders",
+    )
+    g.add_argument(
+        "--group",
+        action="store_true",
+        help="rank groups: each line has submissions: [...] (and id, query, reference); each "
+        "submission gets a reward in [0, 1] and a rank",
+    )
+    g.add_argument(
+        "--group-method",
+        choices=["criteria", "listwise"],
+        default="criteria",
+        help="criteria: grade each submission, break equal scores pairwise (default); "
+        "listwise: one prompt ranks them all, asked in two orders",
+    )
+    g.add_argument(
+        "--tie-break",
+        choices=["holistic", "per-criterion", "none"],
+        default="holistic",
+        help="how --group-method criteria orders equal scores (default holistic)",
+    )
     add_cache_args(p)
     add_trust_args(p)
+    add_repeat_args(p)
     add_batch_args(p)
     p.set_defaults(func=run)
 
@@ -199,6 +228,10 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and not args.run_dir:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     rubric = _load_rubric(args.rubric)
+    if args.pairwise or args.group:
+        from ._grade_compare import run_compare
+
+        return run_compare(args, rubric)
     grader = build_grader(args)
     if getattr(args, "batch_api", False):
         from .._runs._batch_run import check_batchable
@@ -210,33 +243,8 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
         return dry_run(args, grader, work)
-    out: IO[str]
-    tmp: Path | None = None
-    if args.output:  # a temporary file beside the output, renamed on success
-        target = Path(args.output)
-        if not target.parent.is_dir():
-            raise ConfigError(
-                f"-o {args.output}: the directory {str(target.parent)!r} does not exist"
-            )
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
-        tmp = Path(name)
-        out = os.fdopen(fd, "w", encoding="utf-8")
-    else:
-        out = sys.stdout
-    ok = False
-    try:
+    with atomic_output(args.output) as out:
         tally = asyncio.run(_write_reports(args, rubric, grader, source, out))
-        ok = True
-    finally:
-        if tmp is not None:
-            out.close()
-            if ok:
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(tmp, 0o666 & ~umask)
-                os.replace(tmp, args.output)
-            else:  # what the user had at -o is left as it was
-                tmp.unlink(missing_ok=True)
     print(tally.text(judges=", ".join(judge_names(args)), grader=args.grader), file=sys.stderr)
     if tally.items and tally.not_graded == tally.items:
         print("rubricjudge: error: no item could be graded (see the errors above)", file=sys.stderr)

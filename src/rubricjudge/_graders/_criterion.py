@@ -29,6 +29,7 @@ from ._prompts import (
     criterion_prompt,
     criterion_schema,
 )
+from ._repeats import Repeats, ask_repeated, merged_stability, vary_order
 
 if TYPE_CHECKING:
     from .._calibration import Calibration
@@ -76,6 +77,11 @@ class CriterionGrader(Grader):
             ``skip`` strategy then leaves out, raising their score).
         functions: a :class:`FunctionRegistry` or ``{ref: function}`` dict for criteria
             scored by ``function`` or ``json_schema`` (used as given, not copied).
+        repeats: ask each judgment this many times and keep the most common answer;
+            each criterion's report records every answer and its flip rate
+            (``stability``; see ``_repeats`` for the variation and the tie policy).
+        repeat_temperature: the sampling temperature of repeats that vary it (0.7).
+        repeat_variation: ``auto`` (the default: by judge), ``temperature`` or ``order``.
     """
 
     kind = "per-criterion"
@@ -100,9 +106,13 @@ class CriterionGrader(Grader):
         escalate_to: Any = None,
         below_confidence: float = 0.7,
         offer_cannot_assess: bool = False,
+        repeats: int = 1,
+        repeat_temperature: float = 0.7,
+        repeat_variation: str = "auto",
         **options: Any,
     ) -> None:
         super().__init__(judge, **options)
+        self.repeats = Repeats.build(repeats, repeat_temperature, repeat_variation)
         self.offer_cannot_assess = offer_cannot_assess
         if not 0.0 <= below_confidence <= 1.0:
             raise ConfigError(f"below_confidence {below_confidence!r} must be between 0 and 1")
@@ -206,8 +216,12 @@ class CriterionGrader(Grader):
         criterion: Criterion,
         order: list[int] | None,
         method: VerdictMethod = "reason-first",
+        answer_order: list[int] | None = None,
     ) -> JudgeRequest:
-        """Build the judge request about one leaf criterion."""
+        """Build the judge request about one leaf criterion.
+
+        ``answer_order`` shows a binary criterion's answers in another order (repeats).
+        """
         labels = ctx.example_labels[index] if ctx.example_labels else []
         suffix = criterion_prompt(
             self._with_calibration_examples(criterion),
@@ -216,11 +230,12 @@ class CriterionGrader(Grader):
             max_examples=self.max_examples,
             method=method,
             offer_cannot_assess=self.offer_cannot_assess,
+            answer_order=answer_order,
         )
         return JudgeRequest(
             system=self.criterion_system_prompt(),
             user=prefix.text + suffix,
-            schema=criterion_schema(criterion, method, self.offer_cannot_assess),
+            schema=criterion_schema(criterion, method, self.offer_cannot_assess, answer_order),
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
             decision=criterion_decision(criterion, self.offer_cannot_assess),
@@ -228,21 +243,52 @@ class CriterionGrader(Grader):
         )
 
     async def ask_one(
-        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion, member: Member
+        self,
+        ctx: GradeContext,
+        prefix: Prefix,
+        index: int,
+        criterion: Criterion,
+        member: Member,
+        repeat: int = 0,
     ) -> Outcome:
-        """Ask one judge about one leaf criterion."""
-        out = await self.answer(ctx, prefix, index, criterion, member)
+        """Ask one judge about one leaf criterion (``repeat``: which of the repeats)."""
+        out = await self.answer(ctx, prefix, index, criterion, member, repeat)
         if self.escalate_to is not None and should_escalate(out, self.below_confidence):
-            second = await self.answer(ctx, prefix, index, criterion, self.strong_member())
+            strong = self.strong_member()
+            second = await self.answer(ctx, prefix, index, criterion, strong, repeat)
             out = merge_escalation(criterion, out, second, self.below_confidence)
         return out
 
+    def recalibrates(self, member: Member) -> bool:
+        """Whether a calibration re-decides ``member``'s answers from its probabilities."""
+        if self.calibration is not None:
+            return bool(getattr(member.judge, "name", member.id) == self.calibration.judge)
+        return self._use_default_calibration and self.default_calibration(member) is not None
+
     async def answer(
-        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion, member: Member
+        self,
+        ctx: GradeContext,
+        prefix: Prefix,
+        index: int,
+        criterion: Criterion,
+        member: Member,
+        repeat: int = 0,
     ) -> Outcome:
-        """One judge's answer about one criterion, calibrated and evidence-checked."""
+        """One judge's answer about one criterion, calibrated and evidence-checked.
+
+        Repeat ``k`` > 0 varies the question as ``_repeats`` describes.
+        """
         order = self.order(ctx, criterion, index, member.id)
-        req = self.request(ctx, prefix, index, criterion, order, self.method_of(member))
+        answer_order: list[int] | None = None
+        variation = None
+        if self.repeats.n > 1:
+            variation = self.repeats.variation_for(member, calibrated=self.recalibrates(member))
+            if variation == "order" and repeat > 0:
+                order, answer_order = vary_order(self, ctx, index, criterion, member.id, repeat)
+        method = self.method_of(member)
+        req = self.request(ctx, prefix, index, criterion, order, method, answer_order)
+        if variation == "temperature":
+            req = self.repeats.sampled(req, self.seed + repeat)
         out = await ask(member, criterion, req, order=order, limiter=self.limiter())
         if self.calibration is not None and self._calibrates(member):
             from ._calibrated import calibrate_outcome
@@ -381,6 +427,13 @@ class CriterionGrader(Grader):
         if criterion.method is not ScoringType.LLM:
             return await self.run_method(ctx, criterion), 0, 0
         members = self.members()
+        if self.repeats.n > 1:
+            outcomes = await gather_all(
+                [ask_repeated(self, ctx, prefix, index, criterion, m) for m in members]
+            )
+            report, calls, cached = self.decide(criterion, index, outcomes)
+            stability = merged_stability(outcomes)
+            return report.model_copy(update={"stability": stability}), calls, cached
         outcomes = await gather_all(
             [self.ask_one(ctx, prefix, index, criterion, m) for m in members]
         )
@@ -439,8 +492,8 @@ class CriterionGrader(Grader):
             if c.method is not ScoringType.LLM:
                 continue
             req = self.request(ctx, prefix, i, c, None, self.method_of(self.members()[0]))
-            calls += self.n_judges
-            tokens += self.n_judges * (system + approx_tokens(req.user))
+            calls += self.n_judges * self.repeats.n
+            tokens += self.n_judges * self.repeats.n * (system + approx_tokens(req.user))
         return GradePlan(calls, tokens)
 
 
