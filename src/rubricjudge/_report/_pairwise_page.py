@@ -61,10 +61,12 @@ def _overview(st: PairwiseStats) -> str:
     )
 
 
-def _criteria(st: PairwiseStats) -> str:
+def _criteria(st: PairwiseStats, reports: list[PairwiseReport]) -> str:
+    said = {c.key: c.requirement for r in reports for c in r.criteria}
     rows = [
         (
             c.key,
+            said.get(c.key, "")[:200],
             c.compared,
             c.failed,
             _pct(c.consistency_rate),
@@ -73,7 +75,8 @@ def _criteria(st: PairwiseStats) -> str:
         )
         for c in st.criteria
     ]
-    head = ["criterion", "compared", "failed", "consistent", "first shown won", "flip rate"]
+    head = ["criterion", "requirement", "compared", "failed", "consistent", "first shown won"]
+    head.append("flip rate")
     parts = [
         "<section id='criteria'><h2>Per criterion</h2><div class='scroll'>",
         table(head, rows, caption="Consistency and position bias per criterion"),
@@ -143,7 +146,7 @@ def render_pairwise_page(source: str, reports: list[PairwiseReport]) -> str:
         f"<body><header><h1>rubricjudge pairwise report</h1><p class='muted'>{esc(source)} · "
         f"written {esc(when)}</p><nav>{nav}</nav></header><main>"
         + _overview(st)
-        + _criteria(st)
+        + _criteria(st, reports)
         + _pairs(reports)
         + "</main></body></html>"
     )
