@@ -229,3 +229,30 @@ def test_user_text_shows_both_answers_after_the_request() -> None:
     assert first.index("The request:") < first.index("Answer 1:") < first.index("Answer 2:")
     assert judge.requests[0].shared_prefix_chars == first.index("Statement about the answers")
     assert is_pairwise({"messages": [{"role": "user", "content": first}]})
+
+
+@pytest.mark.local_model
+def test_the_local_judge_compares_in_both_orders_with_probabilities() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed")
+    from rubricjudge import ConfigError
+    from rubricjudge.judges import get_judge
+
+    try:
+        judge = get_judge("local", cache=False)
+    except ConfigError as e:  # the model packages of rubricjudge[local] are missing
+        pytest.skip(str(e))
+    rubric = Rubric([Criterion(name="c", weight=1, requirement="Names Paris as the capital")])
+    report = PairwiseGrader(judge, mode="holistic").compare_sync(
+        rubric, "Paris is the capital of France.", "Lyon is the capital of France."
+    )
+    (c,) = report.criteria
+    assert [o.first for o in c.orders] == ["a", "b"] and report.judge_calls == 2
+    for order in c.orders:
+        assert order.named in ("1", "2", "tie") and order.probabilities is not None
+        assert sum(order.probabilities.values()) == pytest.approx(1.0)
+    # what counts follows from the orders: the same answer, or an inconsistent tie
+    same = c.orders[0].preferred == c.orders[1].preferred
+    assert c.position_consistent is same and (same or c.preferred == "tie")

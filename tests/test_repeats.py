@@ -14,6 +14,7 @@ from chat_server import ChatServer, Reply
 from pairwise_helpers import grade, read_lines, statement, user_text, write_pairs
 from rubricjudge import ConfigError, Criterion, CriterionGrader, Rubric
 from rubricjudge._cli.main import main
+from rubricjudge.graders import GroupRanker, PerCriterionOneShotGrader
 from rubricjudge.judges import FakeJudge
 from rubricjudge.rewards import compute_reward_variance
 
@@ -203,6 +204,10 @@ def test_repeat_settings_are_checked(tmp_path: Path, capsys: pytest.CaptureFixtu
         CriterionGrader("fake", repeats=2, repeat_temperature=0)
     with pytest.raises(ConfigError, match="repeat_variation 'dice'"):
         CriterionGrader("fake", repeats=2, repeat_variation="dice")
+    with pytest.raises(ConfigError, match="not one-shot"):
+        PerCriterionOneShotGrader("fake", repeats=2)
+    with pytest.raises(ConfigError, match="a listwise ranking is asked once"):
+        GroupRanker("fake", method="listwise", repeats=2)
     rubric = tmp_path / "r.yaml"
     rubric.write_text(RUBRIC)
     answers = _answers(tmp_path, 1)

@@ -83,7 +83,11 @@ def _group_ranker(args: argparse.Namespace) -> Any:
         args, "per-criterion" if args.tie_break == "per-criterion" else "holistic"
     )
     return GroupRanker(
-        method=args.group_method, tie_break=args.tie_break, grader=grader, pairwise=pairwise
+        method=args.group_method,
+        tie_break=args.tie_break,
+        grader=grader,
+        pairwise=pairwise,
+        repeats=args.repeats,
     )
 
 

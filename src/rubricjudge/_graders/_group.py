@@ -92,6 +92,11 @@ class GroupRanker:
             raise ConfigError(f"method {method!r} is not one of: {', '.join(GROUP_METHODS)}")
         if tie_break not in TIE_BREAKS:
             raise ConfigError(f"tie_break {tie_break!r} is not one of: {', '.join(TIE_BREAKS)}")
+        if method == "listwise" and repeats != 1:
+            raise ConfigError(
+                "repeats apply to the criteria method (scores and tie-breaks); a listwise "
+                "ranking is asked once in each of its two orders"
+            )
         self.method = method
         self.tie_break = tie_break
         common: dict[str, Any] = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import JudgeError
+from .._errors import ConfigError, JudgeError
 from .._judges._base import JudgeRequest
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, ScoringType
@@ -50,6 +50,13 @@ class PerCriterionOneShotGrader(CriterionGrader):
 
     kind = "one-shot"
     default_system_prompt = SYSTEM_ONESHOT
+
+    def __init__(self, judge: Any = None, **options: Any) -> None:
+        if options.get("repeats", 1) != 1:
+            raise ConfigError(
+                "repeats work with the per-criterion grader (CriterionGrader), not one-shot"
+            )
+        super().__init__(judge, **options)
 
     def criterion_system_prompt(self) -> str:
         """Return the per-criterion system prompt, used when a criterion is re-asked."""
