@@ -53,6 +53,8 @@ def test_bad_pair_lines_name_the_line_and_the_key(
         (["--grader", "one-shot"], "not --grader one-shot"),
         (["--run-dir", "runs/x"], "--run-dir cannot be used with --pairwise yet"),
         (["--text", "hello"], "--pairwise reads an INPUT file; --text grades one submission"),
+        (["--escalate-to", "fake"], "--escalate-to apply to grading one submission at a time"),
+        (["--batch-api"], "--batch-api cannot be used with --pairwise yet"),
     ],
 )
 def test_flags_pairwise_cannot_honour_are_refused(

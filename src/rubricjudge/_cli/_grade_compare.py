@@ -49,6 +49,21 @@ def check_compare_args(args: argparse.Namespace) -> None:
             f"{', '.join(unsupported)} cannot be used with {flag} yet: comparisons are not "
             "resumable; run without them"
         )
+    if args.pairwise:
+        per_item = [
+            name
+            for name, on in (
+                ("--calibration", bool(getattr(args, "calibration", None))),
+                ("--escalate-to", bool(args.escalate_to)),
+                ("--max-examples", args.max_examples is not None),
+            )
+            if on
+        ]
+        if per_item:
+            raise ConfigError(
+                f"{', '.join(per_item)} apply to grading one submission at a time, not to "
+                "--pairwise comparisons"
+            )
     if args.pairwise and args.grader == "one-shot":
         raise ConfigError(
             "--pairwise compares per criterion (--grader per-criterion) or over the whole "
