@@ -1,4 +1,4 @@
-"""The judge configurations ``judge_agreement.py`` compares, all on the local model."""
+"""The judge configurations ``authored_agreement.py`` compares, all on the local model."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Labelled cases for ``judge_agreement.py``: one (item, criterion, human label) each.
+"""Labelled cases for ``authored_agreement.py``: one (item, criterion, human label) each.
 
 Datasets are rubricjudge dataset files whose items carry ``metadata.split`` (``dev``
 or ``test``, by question); the bundled LLM-Rubric dialogues are split by item id.

@@ -87,14 +87,15 @@ def main() -> None:
         f"1 criterion per item, concurrency {args.concurrency}, delay {args.delay * 1e3:.0f} ms"
         f"{ideal}; calls per second (wall time of the whole command, start-up included)"
     )
-    print(f"{'items':>7} {'command':<9} {'cache on':>9} {'cache off':>10}")
+    print(f"{'items':>7} {'command':<9} {'cache on':>9} {'cache off':>10}  (of ideal, off)")
     try:
         with tempfile.TemporaryDirectory() as tmp_s:
             tmp = Path(tmp_s)
             for n in args.items:
                 rubric, lines, dataset = _files(tmp, n)
+                both: dict[str, list[float]] = {}
                 for name in ("grade", "evaluate"):
-                    rates = []
+                    rates = both[name] = []
                     for cache in ("on", "off"):
                         env = {
                             **os.environ,
@@ -116,7 +117,16 @@ def main() -> None:
                         else:
                             cmd = [*cli, "evaluate", str(dataset), *judge, *off, "--json"]
                         rates.append(n / _run(cmd, env))
-                    print(f"{n:>7} {name:<9} {rates[0]:>9.0f} {rates[1]:>10.0f}", flush=True)
+                    share = (
+                        f"  ({rates[1] * args.delay / args.concurrency:.2f})" if args.delay else ""
+                    )
+                    print(f"{n:>7} {name:<9} {rates[0]:>9.0f} {rates[1]:>10.0f}{share}", flush=True)
+                g, e = both["grade"], both["evaluate"]
+                print(
+                    f"{n:>7} grade/evaluate {g[0] / e[0]:.2f} (cache on), "
+                    f"{g[1] / e[1]:.2f} (cache off); target: within 10% (>= 0.90)",
+                    flush=True,
+                )
     finally:
         assert server.stdin is not None
         server.stdin.close()

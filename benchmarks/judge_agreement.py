@@ -1,221 +1,285 @@
-"""Agreement of judge configurations with human labels, side by side: the numbers behind defaults.
+"""Agreement with real people, on real answers: the numbers behind the local judge's defaults.
 
-Run: ``python benchmarks/judge_agreement.py [--data NAME ...] [--configs NAME ...]
-[--split test|dev|all] [--limit N]``.
+Run: ``python benchmarks/judge_agreement.py [--ricechem DIR] [--protocols a,b,c,d,e]
+[--repeats 5] [--max-train N]``.
 
-Every configuration grades the same items with the same local model; the table
-prints, per dataset and split, accuracy and Cohen's kappa against the human labels
-(binary criteria, CANNOT_ASSESS counted as UNMET), recall and precision of MET on
-positive criteria, the false-penalty rate (penalties the humans say are absent but
-the judge charges) and the same on correct answers only (items whose every positive
-criterion the humans marked MET), exact accuracy on multi-choice criteria, and the
-judge calls and seconds per judged criterion. Anything fitted (calibration, the
-default thresholds) is fitted on the ``dev`` split and reported on ``test``; the
-splits are by question, so no question is in both.
+Data (see ``_realdata.py``): RiceChem's 1,240 student answers with teaching-assistant
+labels (27 binary criteria), split 80/10/10 per question with seed 42 as Sonkar et
+al. and autorubric report; LLM-Rubric's dialogues with one human judge's multi-choice
+answers, split dev/test by dialogue. The local judge is asked once per (answer,
+criterion) through the library's own grader (``verdict-only``, no calibration), and
+its probabilities and hidden state are cached; each protocol then fits with the
+library's own calibration code (``fit_groups``) and grades the held-out answers.
+Nothing is ever fitted on what is reported.
 
-Configurations:
+Protocols (binary figures micro-averaged over every held-out (answer, criterion) pair):
 
-* ``before``: the prompts and reply layout of rubricjudge 0.1 (reason, then verdict)
-  as they were before the trust work, for reference;
-* ``reason-first``, ``verdict-first``, ``verdict-only``: today's prompts in each
-  reply layout, the verdict taken from the label probabilities where the judge has them;
-* ``calibrated``: ``verdict-only`` with a calibration fitted on the dev split;
-* ``cascade``: ``calibrated``, with answers below 0.7 confidence re-asked to a
-  stronger judge (a scripted server here that answers right 90% of the time);
-* ``autorubric-style`` and ``rubric-style``: prompts laid out like those packages'
-  (our wording of their structure: long verdict definitions, reason first) on the
-  same local model.
+* (a) RiceChem in distribution: fit on the train split of all four questions, report
+  on the test split (the published protocol).
+* (b) few labels: N in {10, 20, 50} answers per question drawn from the train split
+  (``--repeats`` draws), fit on those only; same test split.
+* (c) no labels: the judge alone, the calibration the local judge ships, "always MET".
+* (d) cold start: fit on three questions' train splits, test on the fourth's test split.
+* (e) LLM-Rubric multi-choice test split: exact option and Spearman's rho against the
+  human's option, fitted on the dev split.
 
-Judgments are cached in ``benchmarks/.cache`` (response cache), so a rerun only
-computes what changed. Expect about 1 s per judgment for ``verdict-only`` and
-3-6 s for the layouts that write a reason, on one core.
+Methods: ``judge`` (the verdict the judge's probabilities give), ``shipped`` (the
+calibration in ``rubricjudge/data/local_calibration.json``), ``platt`` and ``probe``
+(``rubricjudge calibrate --method ...``). The published anchors are printed beside.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import math
 import os
+import random
+import statistics
 import sys
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(Path(__file__).resolve().parent / ".cache"))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 
-from _agreement_configs import CONFIGS, make_grader  # noqa: E402
-from _agreement_data import DATASETS, Case, load_cases  # noqa: E402
+from _realdata import (  # noqa: E402
+    FeatureCache,
+    Judged,
+    autorubric_split,
+    judge_dataset,
+    ricechem_dir,
+)
+
+from rubricjudge import RubricDataset  # noqa: E402
+from rubricjudge._calibration import Calibration  # noqa: E402
+from rubricjudge._calibration._train import Sample, fit_groups  # noqa: E402
+
+ANCHORS = [
+    ("GPT-4, zero-shot (Sonkar et al. 2024)", "70.9%", "0.689"),
+    ("autorubric + Gemini-3-flash, zero-shot", "77.2%", "0.832"),
+    ("autorubric + Gemini-3-flash, 5 examples", "80.0%", "-"),
+    ("RoBERTa-large-MNLI fine-tuned on train (Sonkar et al.)", "86.8%", "0.888"),
+]
+COLD_ANCHORS = {1: "65.9%", 2: "68.7%", 3: "66.7%", 4: "60.6%"}  # Sonkar et al., cold start
+
+Predict = Callable[[Judged], tuple[str, float]]  # (verdict, P(MET)) for one answer
 
 
 @dataclass
-class Tally:
-    """Counts for one configuration on one set of cases."""
+class Scores:
+    """Binary agreement of one method on one set of held-out answers."""
 
-    right: int = 0
-    n: int = 0
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-    tn: int = 0
-    pen_absent: int = 0
-    pen_charged: int = 0
-    pen_absent_correct: int = 0
-    pen_charged_correct: int = 0
-    mc_right: int = 0
-    mc_n: int = 0
-    calls: int = 0
-    seconds: float = 0.0
-    pairs: list[tuple[int, int]] = field(default_factory=list)
-    scored: list[tuple[int, float]] = field(default_factory=list)
-    pen_present: int = 0
-    pen_caught: int = 0
+    n: int
+    accuracy: float
+    kappa: float
+    f1: float
+    auc: float
+    met_rate: float
 
-    def auc(self) -> float:
-        """Area under the ROC curve of P(MET) against the labels (ranking quality)."""
-        pos = [p for g, p in self.scored if g]
-        neg = [p for g, p in self.scored if not g]
-        if not pos or not neg:
-            return math.nan
-        wins = sum((a > b) + 0.5 * (a == b) for a in pos for b in neg)
-        return wins / (len(pos) * len(neg))
-
-    def add(self, case: Case, got: str | None, p_met: float | None = None) -> None:
-        if case.multi_choice:
-            self.mc_n += 1
-            self.mc_right += got == case.gold
-            return
-        gold = 1 if case.gold == "MET" else 0
-        pred = 1 if got == "MET" else 0
-        self.n += 1
-        self.right += gold == pred
-        self.pairs.append((gold, pred))
-        if p_met is not None:
-            self.scored.append((gold, p_met))
-        if case.penalty:
-            if gold == 1:
-                self.pen_present += 1
-                self.pen_caught += pred
-            if gold == 0:
-                self.pen_absent += 1
-                self.pen_charged += pred
-                if case.correct_answer:
-                    self.pen_absent_correct += 1
-                    self.pen_charged_correct += pred
-            return
-        self.tp += gold and pred
-        self.fp += (not gold) and pred
-        self.fn += gold and not pred
-        self.tn += (not gold) and not pred
-
-    def kappa(self) -> float:
-        n = len(self.pairs)
-        if not n:
-            return math.nan
-        po = sum(g == p for g, p in self.pairs) / n
-        pg = sum(g for g, _ in self.pairs) / n
-        pp = sum(p for _, p in self.pairs) / n
-        pe = pg * pp + (1 - pg) * (1 - pp)
-        return (po - pe) / (1 - pe) if pe < 1 else math.nan
+    def row(self, name: str) -> str:
+        return (
+            f"{name:44} {self.n:5d} {self.accuracy:6.1%} {self.kappa:6.3f} {self.f1:6.3f} "
+            f"{self.auc:6.3f} {self.met_rate:6.1%}"
+        )
 
 
-def _pct(a: int, b: int) -> str:
-    return f"{a / b:5.1%}" if b else "   - "
+HEADER = f"{'method':44} {'n':>5} {'acc':>6} {'kappa':>6} {'F1':>6} {'AUC':>6} {'MET%':>6}"
 
 
-def row(name: str, t: Tally) -> str:
-    recall = _pct(t.tp, t.tp + t.fn)
-    precision = _pct(t.tp, t.tp + t.fp)
-    per = t.seconds / max(t.n + t.mc_n, 1)
-    return (
-        f"{name:18} {t.n + t.mc_n:5d} {_pct(t.right, t.n)} {t.kappa():6.3f} {t.auc():5.3f} "
-        f"{recall} {precision} {_pct(t.pen_caught, t.pen_present)} "
-        f"{_pct(t.pen_charged, t.pen_absent)} {_pct(t.pen_charged_correct, t.pen_absent_correct)} "
-        f"{_pct(t.mc_right, t.mc_n)} {t.calls / max(t.n + t.mc_n, 1):5.2f} {per:6.2f}"
+def score(cases: Sequence[Judged], predict: Predict) -> Scores:
+    """Accuracy, Cohen's kappa, F1 of MET and the AUC of P(MET) against the labels."""
+    gold = [c.truth == "MET" for c in cases]
+    got = [predict(c) for c in cases]
+    pred = [v == "MET" for v, _ in got]
+    n = len(cases)
+    right = sum(g == p for g, p in zip(gold, pred, strict=True))
+    pg, pp = sum(gold) / n, sum(pred) / n
+    pe = pg * pp + (1 - pg) * (1 - pp)
+    kappa = (right / n - pe) / (1 - pe) if pe < 1 else math.nan
+    tp = sum(g and p for g, p in zip(gold, pred, strict=True))
+    f1 = 2 * tp / (sum(gold) + sum(pred)) if sum(gold) + sum(pred) else math.nan
+    return Scores(n, right / n, kappa, f1, auc(gold, [p for _, p in got]), pp)
+
+
+def auc(gold: Sequence[bool], p: Sequence[float]) -> float:
+    """Area under the ROC curve (ties count half), by ranks."""
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    ranks = [0.0] * len(p)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and p[order[j + 1]] == p[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    pos = sum(gold)
+    neg = len(gold) - pos
+    if not pos or not neg:
+        return math.nan
+    return (sum(r for r, g in zip(ranks, gold, strict=True) if g) - pos * (pos + 1) / 2) / (
+        pos * neg
     )
 
 
-HEADER = (
-    f"{'config':18} {'cases':>5} {'acc':>5} {'kappa':>6} {'auc':>5} {'recall':>6} {'prec':>5} "
-    f"{'faults':>6} {'falsePen':>8} {'onCorrect':>9} {'mcAcc':>5} {'calls':>5} {'s/case':>6}"
-)
+def judge_alone(case: Judged) -> tuple[str, float]:
+    p = case.probabilities.get("MET", 0.0)
+    return ("MET" if p > case.probabilities.get("UNMET", 0.0) else "UNMET"), p
 
 
-async def run_config(
-    name: str, cases: Sequence[Case], dev: Sequence[Case], progress: Callable[[str], None]
-) -> Tally:
-    grader = await make_grader(name, dev, progress, cases)
-    tally = Tally()
-    start = time.perf_counter()
-    by_item: dict[str, list[Case]] = {}
-    for c in cases:
-        by_item.setdefault(c.item_key, []).append(c)
-    for k, (_, group) in enumerate(by_item.items(), 1):
-        first = group[0]
-        report = await grader.grade(
-            first.rubric, first.submission, query=first.query, item_id=first.item_key
-        )
-        tally.calls += report.judge_calls
-        leaves = list(_leaves(report.report or []))
-        for c in group:
-            cr = leaves[c.leaf]
-            got = (
-                cr.selection.label
-                if cr.selection is not None
-                else (cr.verdict.value if cr.verdict is not None else None)
+def always_met(case: Judged) -> tuple[str, float]:
+    return "MET", 0.5
+
+
+def with_calibration(cal: Calibration) -> Predict:
+    def predict(case: Judged) -> tuple[str, float]:
+        decided = cal.calibrate(case.criterion, case.probabilities, case.features)
+        if decided is None:
+            return judge_alone(case)
+        return decided[0], decided[1].get("MET", 0.0)
+
+    return predict
+
+
+def fitted(train: Sequence[Judged], method: str) -> Predict:
+    samples = [Sample(c.criterion, c.probabilities, c.truth, c.features) for c in train]
+    groups = fit_groups(samples, "probe" if method == "probe" else "platt")
+    return with_calibration(
+        Calibration(judge="local", verdict_method="verdict-only", groups=groups)
+    )
+
+
+def shipped() -> Predict:
+    from importlib import resources
+
+    path = resources.files("rubricjudge").joinpath("data", "local_calibration.json")
+    return with_calibration(Calibration.load(str(path)))
+
+
+# -- protocols ----------------------------------------------------------------------
+def load_ricechem(
+    folder: Path, max_train: int | None, cached_only: bool
+) -> dict[int, dict[str, list[Judged]]]:
+    """Per question, the judge's answers on its train and test splits."""
+    out: dict[int, dict[str, list[Judged]]] = {}
+    for q in (1, 2, 3, 4):
+        data = RubricDataset.from_file(folder / f"q{q}.json")
+        split = autorubric_split(len(data.items))
+        if cached_only:  # a partial run: what the cache holds, said loudly
+            cache = FeatureCache(f"ricechem_q{q}")
+            n = len(data.rubric.rubric)
+            split = {k: [i for i in v if cache.has(i, n)] for k, v in split.items()}
+            print(f"q{q}: --cached-only", file=sys.stderr)
+        train = split["train"][:max_train] if max_train else split["train"]
+        print(f"q{q}: {len(train)} train / {len(split['test'])} test answers", file=sys.stderr)
+        out[q] = {
+            "test": judge_dataset(f"ricechem_q{q}", data, split["test"], label=f"q{q} test"),
+            "train": judge_dataset(f"ricechem_q{q}", data, train, label=f"q{q} train"),
+        }
+    return out
+
+
+def protocol_a(rc: dict[int, dict[str, list[Judged]]]) -> None:
+    train = [c for q in rc for c in rc[q]["train"]]
+    test = [c for q in rc for c in rc[q]["test"]]
+    print(f"\n(a) RiceChem in distribution: fit on {len(train)} train pairs, test {len(test)}")
+    print(HEADER)
+    print(score(test, judge_alone).row("judge (verdict-only, uncalibrated)"))
+    for method in ("platt", "probe"):
+        print(score(test, fitted(train, method)).row(f"calibrate --method {method}"))
+    for name, acc, f1 in ANCHORS:
+        print(f"{'  anchor: ' + name:44} {'':5} {acc:>6} {'':>6} {f1:>6}")
+
+
+def protocol_b(rc: dict[int, dict[str, list[Judged]]], repeats: int) -> None:
+    test = [c for q in rc for c in rc[q]["test"]]
+    print(f"\n(b) few labels: N answers per question from train, {repeats} draws; test {len(test)}")
+    print(f"{'method':44} {'acc mean':>9} {'(min-max)':>15} {'kappa':>6} {'AUC':>6}")
+    for n in (10, 20, 50):
+        for method in ("platt", "probe"):
+            runs = []
+            for r in range(repeats):
+                rng = random.Random(1000 * n + r)
+                picked = []
+                for q in rc:
+                    items = sorted({c.item for c in rc[q]["train"]})
+                    chosen = set(rng.sample(items, min(n, len(items))))
+                    picked += [c for c in rc[q]["train"] if c.item in chosen]
+                runs.append(score(test, fitted(picked, method)))
+            accs = [s.accuracy for s in runs]
+            print(
+                f"{f'N={n} calibrate --method {method}':44} {statistics.mean(accs):9.1%} "
+                f"({min(accs):5.1%}-{max(accs):5.1%}) "
+                f"{statistics.mean(s.kappa for s in runs):6.3f} "
+                f"{statistics.mean(s.auc for s in runs):6.3f}"
             )
-            probs = cr.probabilities or {}
-            p_met = None
-            if not c.multi_choice and "MET" in probs:
-                p_met = probs["MET"] / max(probs.get("MET", 0) + probs.get("UNMET", 0), 1e-12)
-            tally.add(c, got, p_met)
-        if k % 10 == 0:
-            progress(f"  {name}: {k}/{len(by_item)} items")
-    tally.seconds = time.perf_counter() - start
-    return tally
 
 
-def _leaves(reports: Sequence[Any]) -> Any:
-    for r in reports:
-        if r.children:
-            yield from _leaves(r.children)
-        else:
-            yield r
+def protocol_c(rc: dict[int, dict[str, list[Judged]]]) -> None:
+    test = [c for q in rc for c in rc[q]["test"]]
+    print(f"\n(c) no labels: RiceChem test split ({len(test)} pairs)")
+    print(HEADER)
+    print(score(test, always_met).row("always MET"))
+    print(score(test, judge_alone).row("judge (verdict-only, uncalibrated)"))
+    print(score(test, shipped()).row("shipped calibration (the default)"))
 
 
-async def main_async(args: argparse.Namespace) -> None:
-    def progress(msg: str) -> None:
-        print(msg, file=sys.stderr, flush=True)
-
-    for data in args.data:
-        cases = load_cases(data, limit=args.limit)
-        dev = [c for c in cases if c.split == "dev"]
-        shown = cases if args.split == "all" else [c for c in cases if c.split == args.split]
-        print(f"\n{data}: {len(shown)} cases ({args.split} split; dev has {len(dev)})")
-        print(HEADER)
-        results = {}
-        for name in args.configs:
-            tally = await run_config(name, shown, dev, progress)
-            results[name] = tally
-            print(row(name, tally), flush=True)
-        if args.json:
-            out = {k: vars(v) | {"kappa": v.kappa()} for k, v in results.items()}
-            Path(args.json).write_text(json.dumps(out, indent=1, default=str))
+def protocol_d(rc: dict[int, dict[str, list[Judged]]]) -> None:
+    print("\n(d) cold start: fit on three questions' train splits, test the fourth")
+    print(HEADER)
+    pooled: dict[str, list[tuple[Judged, tuple[str, float]]]] = {}
+    for held in rc:
+        train = [c for q in rc if q != held for c in rc[q]["train"]]
+        test = rc[held]["test"]
+        for name, predict in (
+            ("judge", judge_alone),
+            ("shipped", shipped()),
+            ("platt", fitted(train, "platt")),
+            ("probe", fitted(train, "probe")),
+        ):
+            print(score(test, predict).row(f"q{held} held out: {name}"))
+            pooled.setdefault(name, []).extend((c, predict(c)) for c in test)
+        print(f"{'  anchor: RoBERTa-large-MNLI (Sonkar et al.)':44} {'':5} {COLD_ANCHORS[held]:>6}")
+    for name, rows in pooled.items():
+        answers = {id(c): got for c, got in rows}
+        cases = [c for c, _ in rows]
+        print(score(cases, lambda c, a=answers: a[id(c)]).row(f"all four held out: {name}"))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", nargs="+", default=["pilot_physics"], choices=sorted(DATASETS))
-    ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
-    ap.add_argument("--split", default="test", choices=["test", "dev", "all"])
-    ap.add_argument("--limit", type=int, help="at most this many items per dataset")
-    ap.add_argument("--json", help="also write the tallies to this file")
-    asyncio.run(main_async(ap.parse_args()))
+    ap.add_argument("--ricechem", help="folder with RiceChem's q1.json .. q4.json")
+    ap.add_argument("--protocols", default="a,b,c,d,e")
+    ap.add_argument("--repeats", type=int, default=5, help="draws per N in protocol (b)")
+    ap.add_argument(
+        "--max-train",
+        type=int,
+        help="judge at most N train answers per question (a random subset: the split's order)",
+    )
+    ap.add_argument(
+        "--cached-only", action="store_true", help="use only answers already judged (partial)"
+    )
+    args = ap.parse_args()
+    wanted = set(args.protocols.split(","))
+    if wanted & set("abcd"):
+        rc = load_ricechem(ricechem_dir(args.ricechem), args.max_train, args.cached_only)
+        secs = [c.seconds for q in rc for part in rc[q].values() for c in part if c.seconds]
+        if secs:
+            print(
+                f"local judge: {statistics.mean(secs):.2f} s per judged criterion on average "
+                f"({len(secs)} criteria, KV cache reused within each answer)"
+            )
+        for p, run in (("a", protocol_a), ("c", protocol_c), ("d", protocol_d)):
+            if p in wanted:
+                run(rc)
+        if "b" in wanted:
+            protocol_b(rc, args.repeats)
+    if "e" in wanted:
+        from _mc_agreement import protocol_e
+
+        protocol_e()
 
 
 if __name__ == "__main__":

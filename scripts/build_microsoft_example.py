@@ -4,7 +4,9 @@ Source: microsoft/LLM-Rubric (MIT), as copied to ``shared/data/llm_rubric_micros
 223 real IT-help dialogues, each rated by one human on nine questions.
 
 * each dialogue becomes a submission: its retrieved sources (title, URL and the
-  first ``--excerpt`` characters of each page) followed by the turns as text;
+  first ``--excerpt`` characters of each page) followed by the turns as text; with
+  ``--form conversation`` it stays a conversation (``messages``): a system message
+  holding the sources, then the user's and the assistant's turns as they were;
 * the nine questions become multi-choice criteria: Q1..Q7 and Q0 ordinal with
   options "1".."4" worth 0, 1/3, 2/3, 1, plus an N/A option where the question
   allows it; Q8 nominal with options "1", "2", "3" (weight 0: what its labels mean
@@ -14,6 +16,7 @@ Source: microsoft/LLM-Rubric (MIT), as copied to ``shared/data/llm_rubric_micros
 Usage::
 
     python scripts/build_microsoft_example.py [--source DIR] [--out FILE] [--excerpt N]
+        [--form text|conversation]
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ from typing import Any
 
 from rubricjudge import Criterion, CriterionOption, Rubric
 from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge.conversations import Conversation, read_messages
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = Path("/work/shared/data/llm_rubric_microsoft")
 DEFAULT_OUT = ROOT / "src" / "rubricjudge" / "data" / "llm_rubric_microsoft.jsonl"
+CHAT_OUT = ROOT / "src" / "rubricjudge" / "data" / "llm_rubric_microsoft_chat.jsonl"
 UPSTREAM = "https://github.com/microsoft/LLM-Rubric"
 COMMIT = "70d56fc4e9a26e60642bc14b62b96d2d0a500edd"
 NA = "N/A"
@@ -94,8 +99,8 @@ def _level(k: int, top: int) -> str | None:
     return "worst" if k == 0 else "best" if k == top else None
 
 
-def render(dialogue: dict[str, Any], excerpt: int) -> str:
-    """Render a dialogue as readable text: sources (shortened), then the turns."""
+def render_sources(dialogue: dict[str, Any], excerpt: int) -> str:
+    """The retrieved sources as text (each page shortened), or a line saying there were none."""
     parts = []
     sources = SOURCE_RE.findall(dialogue.get("ref") or "")
     if sources:
@@ -106,6 +111,22 @@ def render(dialogue: dict[str, Any], excerpt: int) -> str:
             parts.append(f"[{number}] {' '.join(title.split())}\n    {url.strip()}\n    {cut}")
     else:
         parts.append("Sources given to the assistant: none.")
+    return "\n".join(parts)
+
+
+def conversation(dialogue: dict[str, Any], excerpt: int) -> Conversation:
+    """The dialogue as a conversation: the sources as a system message, then the turns."""
+    messages = [{"role": "system", "content": render_sources(dialogue, excerpt)}]
+    messages += [
+        {"role": m["role"], "content": (m.get("content") or "").strip()}
+        for m in dialogue["messages"]
+    ]
+    return read_messages(messages)
+
+
+def render(dialogue: dict[str, Any], excerpt: int) -> str:
+    """Render a dialogue as readable text: sources (shortened), then the turns."""
+    parts = [render_sources(dialogue, excerpt)]
     parts.append("\nDialogue:")
     for m in dialogue["messages"]:
         who = "User" if m["role"] == "user" else "Assistant"
@@ -113,7 +134,7 @@ def render(dialogue: dict[str, Any], excerpt: int) -> str:
     return "\n".join(parts)
 
 
-def build(source: Path, excerpt: int) -> RubricDataset:
+def build(source: Path, excerpt: int, form: str = "text") -> RubricDataset:
     """Build the dataset; check each dialogue is labelled once and 0 only where N/A is allowed."""
     spec = json.loads((source / "rubric_questions.json").read_text(encoding="utf-8"))
     questions = spec["criteria"]
@@ -126,7 +147,7 @@ def build(source: Path, excerpt: int) -> RubricDataset:
     ds = RubricDataset(
         prompt=PROMPT,
         rubric=rubric,
-        name="llm_rubric_microsoft",
+        name="llm_rubric_microsoft" + ("_chat" if form == "conversation" else ""),
         metadata={
             "source": f"{UPSTREAM} at commit {COMMIT}",
             "license": "MIT (see llm_rubric_microsoft.LICENSE)",
@@ -144,7 +165,7 @@ def build(source: Path, excerpt: int) -> RubricDataset:
             truth[q["id"]] = NA if raw == "0" else raw
         system = int(row["dialogue_system"])
         ds.add_item(
-            submission=render(d, excerpt),
+            submission=conversation(d, excerpt) if form == "conversation" else render(d, excerpt),
             description=f"dialogue system {system} ({'with' if d.get('ref') else 'no'} retrieval), "
             f"annotator {row['annotator_id']}",
             ground_truth=truth,
@@ -164,15 +185,17 @@ def main() -> None:
     """Build the example and copy the licence next to it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, help="default: the bundled file of --form")
     parser.add_argument("--excerpt", type=int, default=300, help="characters kept per source page")
+    parser.add_argument("--form", choices=["text", "conversation"], default="text")
     args = parser.parse_args()
-    ds = build(args.source, args.excerpt)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    ds.to_file(args.out)
-    shutil.copyfile(args.source / "LICENSE", args.out.with_suffix(".LICENSE"))
-    size = args.out.stat().st_size
-    print(f"wrote {args.out} ({len(ds)} items, {ds.num_criteria} criteria, {size / 1e6:.2f} MB)")
+    out: Path = args.out or (CHAT_OUT if args.form == "conversation" else DEFAULT_OUT)
+    ds = build(args.source, args.excerpt, args.form)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ds.to_file(out)
+    shutil.copyfile(args.source / "LICENSE", out.with_suffix(".LICENSE"))
+    size = out.stat().st_size
+    print(f"wrote {out} ({len(ds)} items, {ds.num_criteria} criteria, {size / 1e6:.2f} MB)")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ status and an error body; an expired batch answers ``expire_after`` requests and
 writes the rest to the error file with ``{"code": "batch_expired"}``.
 
 Scripting: ``answer(body) -> dict | (status, message)`` decides each request
-(default: a valid object for its schema); ``hold`` keeps batches in_progress;
+(default: a valid object for its schema); ``tamper(batch, rows)`` rewrites a
+batch's output rows (to forge or repeat results); ``hold`` keeps batches in_progress;
 ``expire_after`` / ``fail_validation`` apply to the next batch; ``drop_create_reply``
 creates the next batch but drops the connection instead of answering, ``hang_create``
 creates it and never answers (until ``release`` is set). The log:
@@ -66,6 +67,9 @@ class BatchServer(LocalServer):
         self.batched: dict[str, list[str]] = {}
         self.polls = 0
         self.answer: Callable[[dict[str, Any]], Any] | None = None
+        # (batch, output rows) -> the rows written: a provider gone wrong, or a forger
+        self.tamper: Callable[[dict[str, Any], list[dict[str, Any]]], list[dict[str, Any]]] | None
+        self.tamper = None
         self.hold = threading.Event()  # set: batches stay in_progress
         self.expire_after: int | None = None
         self.fail_validation = False
@@ -271,6 +275,8 @@ class BatchServer(LocalServer):
                 got = fake_reply_for_schema(schema) if schema else {}
             body = _completion(Reply.json(got), line["body"])
             out.append(_result(rid, line["custom_id"], 200, body))
+        if self.tamper is not None:
+            out = self.tamper(batch, out)
         for key, rows in (("output_file_id", out), ("error_file_id", errs)):
             if rows:
                 data = "".join(json.dumps(r) + "\n" for r in rows).encode()

@@ -270,3 +270,37 @@ def test_evaluate_dry_run_shows_the_batch_saving(
     assert batch == pytest.approx(listed / 2, abs=1e-4) and saving == pytest.approx(batch, abs=1e-4)
     assert main([*args, "--escalate-to", "openai/gpt-4.1"]) == 1
     assert "--escalate-to" in capsys.readouterr().err
+
+
+def test_only_ids_sent_in_a_batch_are_accepted_each_once(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    # issue 23, N6: results were matched by custom_id alone; a tampered file forged 31 of 36
+    from batch_server import _result
+    from chat_server import Reply, _completion
+
+    server.answer = lambda body: {"reason": "honest", "answer": "no"}
+
+    def forged(cid: str) -> dict[str, Any]:
+        body = _completion(Reply.json({"reason": "forged", "answer": "yes"}), {})
+        return _result("forged", cid, 200, body)
+
+    def tamper(batch: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if batch["id"] != server.created[0]:
+            return rows
+        second = server.batched[server.created[1]]  # requests this batch never carried
+        return [*rows, forged(rows[0]["custom_id"]), *(forged(cid) for cid in second)]
+
+    server.tamper = tamper
+    result = evaluate_sync(_dataset(), _grader(server), run_dir=tmp_path / "run", batch_api=FAST)
+    s = result.summary
+    assert s.batch_results_rejected == 1 + 7
+    assert "batch results rejected: 8" in s.to_text()
+    verdicts = [n for v in s.verdicts.values() for n in v.items()]
+    assert ("MET", 1) not in verdicts and not any(k == "MET" for k, _ in verdicts)
+    assert sum(n for k, n in verdicts if k == "ERROR") == 1  # the request answered twice
+    assert sum(n for k, n in verdicts if k == "UNMET") == ITEMS * CRITERIA - 1
+    assert s.judge_calls == ITEMS * CRITERIA - 1
+    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
+        (error,) = db.execute("SELECT error FROM batch_requests WHERE state='error'").fetchone()
+    assert "more than one result for this request" in error

@@ -134,7 +134,10 @@ def test_calibrate_refuses_too_few_labels_or_no_probabilities(
     err = capsys.readouterr().err
     assert "too few labels to calibrate" in err and "at least 20 labelled answers" in err
     assert not cal.exists()
-    assert main(["calibrate", str(data), "--train", "8", "-o", str(cal), "--judge", "fake"]) == 1
+    assert chat_server.chat_requests == []  # refused from the labels, before grading
+    enough = labelled(tmp_path, n=60)
+    code = main(["calibrate", str(enough), "--train", "30", "-o", str(cal), "--judge", "fake"])
+    assert code == 1
     assert "reported no token probabilities" in capsys.readouterr().err
     ids = tmp_path / "ids.txt"
     ids.write_text("x1\nnope\n")
@@ -207,8 +210,9 @@ def test_calibrate_chooses_examples_and_fits_with_them_shown(
     assert len(prompts) == 120
     assert sum("Calibration:\n- yes: answer" in p for p in prompts) == 60
     # the fit leaves out each answer shown as its own example
-    (group,) = saved["groups"]
+    group, *own = saved["groups"]
     assert group["id"] == "pooled:positive" and group["n"] == 60 - 4
+    assert all(g["base"] == "pooled" for g in own)  # each criterion's adjustment on it
     # grading with the calibration shows them; --max-examples 0 hides them
     one = ["grade", str(tmp_path / "r.yaml"), "--text", "answer 99", "--calibration", str(cal)]
     (tmp_path / "r.yaml").write_text(
@@ -217,10 +221,32 @@ def test_calibrate_chooses_examples_and_fits_with_them_shown(
     )
     assert main([*one, *base, *method]) == 0
     assert main([*one, *base, *method, "--max-examples", "0"]) == 0
-    later = chat_server.chat_requests[120:]
+    later = [  # the verdict calls (reasons for the UNMET ones are asked apart)
+        r
+        for r in chat_server.chat_requests[120:]
+        if "The grader decided" not in r.json["messages"][1]["content"]
+    ]
     assert ["Calibration:" in r.json["messages"][1]["content"] for r in later] == [
         True,
         True,
         False,
         False,
     ]
+
+
+def test_calibrate_refuses_unlabelled_training_items_before_grading(
+    chat_server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 23, N10: all-null labels were graded for minutes, then blamed on the judge
+    data = labelled(tmp_path, n=40)
+    raw = json.loads(data.read_text())
+    for item in raw["items"]:
+        item["ground_truth"] = [None, None]
+    data.write_text(json.dumps(raw))
+    cal = tmp_path / "cal.json"
+    base = ["--judge", "openai/test", "--base-url", chat_server.base_url]
+    assert main(["calibrate", str(data), "--train", "30", "-o", str(cal), *base]) == 1
+    err = capsys.readouterr().err
+    assert "training items have no labels (every ground_truth value is null)" in err
+    assert "token probabilities" not in err
+    assert chat_server.chat_requests == [] and not cal.exists()

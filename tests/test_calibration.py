@@ -15,6 +15,7 @@ from rubricjudge._calibration._model import criterion_id, group_ids
 
 POS = Criterion(name="c", weight=1, requirement="States that energy is conserved")
 NEG = Criterion(name="f", weight=-1, requirement="Claims that energy is destroyed")
+OTHER = Criterion(name="o", weight=1, requirement="Names the unit of energy")
 
 
 def biased_judge(n: int, seed: int, *, scale: float, shift: float) -> tuple[np.ndarray, np.ndarray]:
@@ -62,10 +63,13 @@ def samples(criterion: Criterion, n_met: int, n_unmet: int, p_met: float = 0.4) 
 def test_groups_pool_by_sign_and_need_enough_labels() -> None:
     groups = fit_groups(samples(POS, 15, 10) + samples(NEG, 3, 40))
     ids = [g.id for g in groups]
-    assert ids == ["pooled:positive"]  # penalties: only 3 MET, fewer than 5
+    # penalties: only 3 MET, fewer than 5, so no pooled group and nothing to adjust
+    assert ids == ["pooled:positive", f"criterion:{criterion_id(POS)}"]
     assert groups[0].n == 25 and groups[0].counts == {"MET": 15, "UNMET": 10}
-    many = fit_groups(samples(POS, 30, 30))
-    assert [g.id for g in many] == ["pooled:positive", f"criterion:{criterion_id(POS)}"]
+    assert groups[0].base == "judge" and groups[1].base == "pooled"
+    # a criterion's own adjustment needs a handful of labels with both answers
+    few = fit_groups(samples(POS, 15, 10) + samples(OTHER, 5, 1))
+    assert [g.id for g in few] == ["pooled:positive", f"criterion:{criterion_id(POS)}"]
 
 
 def test_too_few_labels_says_how_many_are_needed() -> None:
@@ -139,7 +143,7 @@ def test_a_criterion_id_ignores_names_and_spacing() -> None:
 
 
 def test_file_round_trip_and_errors_name_the_file(tmp_path: Path) -> None:
-    (group,) = fit_groups(samples(POS, 15, 10))
+    group, _ = fit_groups(samples(POS, 15, 10))
     cal = Calibration(judge="local", verdict_method="verdict-only", groups=[group], train_ids=["a"])
     path = tmp_path / "cal.json"
     cal.save(path)
@@ -154,3 +158,93 @@ def test_file_round_trip_and_errors_name_the_file(tmp_path: Path) -> None:
         Calibration.load(bad)
     with pytest.raises(ConfigError, match="cannot read the calibration file"):
         Calibration.load(tmp_path / "missing.json")
+
+
+def test_a_criterion_adjustment_moves_with_its_evidence() -> None:
+    # the pooled fit says MET at 0.4 for both criteria; OTHER's humans say UNMET there.
+    pooled = samples(POS, 30, 10)
+    few = fit_groups(pooled + samples(OTHER, 2, 6))
+    many = fit_groups(pooled + samples(OTHER, 10, 30))
+    cal_few = Calibration(judge="j", verdict_method="verdict-only", groups=few)
+    cal_many = Calibration(judge="j", verdict_method="verdict-only", groups=many)
+    probs = {"MET": 0.4, "UNMET": 0.6}
+    pos = cal_few.calibrate(POS, probs)
+    p_few = cal_few.calibrate(OTHER, probs)
+    p_many = cal_many.calibrate(OTHER, probs)
+    assert pos is not None and p_few is not None and p_many is not None
+    assert [g.id for g in cal_few.chain_for(OTHER)] == [
+        "pooled:positive",
+        f"criterion:{criterion_id(OTHER)}",
+    ]
+    # pooled says MET (0.75); 8 labels pull OTHER down some way, 40 labels further
+    assert pos[1]["MET"] > p_few[1]["MET"] > p_many[1]["MET"]
+    assert p_many[0] == "UNMET" and p_many[1]["MET"] == pytest.approx(0.25, abs=0.05)
+
+
+def hidden(rng: np.random.Generator, truth: bool, dim: int = 16) -> bytes:
+    """A hidden state whose first number knows the answer (the judge's words do not)."""
+    vec = rng.normal(size=dim)
+    vec[0] += 2.0 if truth else -2.0
+    return vec.astype("<f2").tobytes()
+
+
+def probe_samples(n: int, seed: int) -> list[Sample]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        truth = bool(i % 2)
+        p = float(rng.uniform(0.3, 0.7))  # the judge's own probability says nothing
+        out.append(
+            Sample(POS, {"MET": p, "UNMET": 1 - p}, "MET" if truth else "UNMET", hidden(rng, truth))
+        )
+    return out
+
+
+def test_a_probe_reads_what_the_hidden_state_knows(tmp_path: Path) -> None:
+    train, test = probe_samples(200, 1), probe_samples(400, 2)
+    platt = Calibration(judge="j", verdict_method="v", groups=fit_groups(train))
+    probe = Calibration(judge="j", verdict_method="v", groups=fit_groups(train, "probe"))
+    assert probe.needs_features() and not platt.needs_features()
+
+    def accuracy(cal: Calibration, with_features: bool) -> float:
+        right = 0
+        for s in test:
+            decided = cal.calibrate(
+                s.criterion, s.probabilities, s.features if with_features else None
+            )
+            right += decided is not None and decided[0] == s.truth
+        return right / len(test)
+
+    assert accuracy(platt, True) < 0.65 < 0.9 < accuracy(probe, True)
+    # without a hidden state (another judge, an old cached answer) the scale and bias apply
+    assert accuracy(probe, False) == accuracy(platt, False)
+    assert probe.method_for(POS, test[0].features) == (
+        f"probe (pooled:positive) then scale-bias (criterion:{criterion_id(POS)})"
+    )
+    path = tmp_path / "probe.json"
+    probe.save(path)
+    assert Calibration.load(path) == probe
+
+
+def test_a_probe_refuses_answers_without_hidden_states_and_other_models() -> None:
+    plain = [Sample(s.criterion, s.probabilities, s.truth) for s in probe_samples(40, 3)]
+    with pytest.raises(UsageError, match="40 of 40 labelled answers have none"):
+        fit_groups(plain, "probe")
+    cal = Calibration(
+        judge="j", verdict_method="v", groups=fit_groups(probe_samples(40, 3), "probe")
+    )
+    other_model = np.zeros(32, dtype="<f2").tobytes()
+    with pytest.raises(ConfigError, match="hidden state has 32 numbers, the probe expects 16"):
+        cal.calibrate(POS, {"MET": 0.5, "UNMET": 0.5}, other_model)
+
+
+def test_a_probe_file_with_bad_weights_names_the_field(tmp_path: Path) -> None:
+    cal = Calibration(
+        judge="j", verdict_method="v", groups=fit_groups(probe_samples(40, 3), "probe")
+    )
+    data = json.loads(cal.model_dump_json())
+    data["groups"][0]["probe"]["dim"] = 17
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match=r"groups\[0\]\.probe.*16 numbers where dim says 17"):
+        Calibration.load(bad)

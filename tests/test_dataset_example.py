@@ -119,9 +119,40 @@ def test_stratified_split_of_the_example(example: RubricDataset) -> None:
 
 
 def test_unknown_example_name() -> None:
-    assert example_datasets() == ["llm_rubric_microsoft"]
+    assert example_datasets() == ["llm_rubric_microsoft", "llm_rubric_microsoft_chat"]
     with pytest.raises(
         ConfigError,
         match=r"no example dataset 'llm_rubric_microsft'; did you mean 'llm_rubric_microsoft'",
     ):
         load_example_dataset("llm_rubric_microsft")
+
+
+def test_the_chat_form_holds_the_same_dialogues_as_conversations(example: RubricDataset) -> None:
+    from rubricjudge.conversations import Conversation
+
+    chat = load_example_dataset("llm_rubric_microsoft_chat")
+    assert [it.id for it in chat] == [it.id for it in example]
+    assert [it.ground_truth for it in chat] == [it.ground_truth for it in example]
+    assert chat.rubric == example.rubric
+    data = resources.files("rubricjudge").joinpath("data")
+    assert data.joinpath("llm_rubric_microsoft_chat.jsonl").read_bytes().__len__() < 1_500_000
+    assert "MIT License" in data.joinpath("llm_rubric_microsoft_chat.LICENSE").read_text()
+    path = SHARED / "real_data.json"
+    if not path.is_file():
+        pytest.skip(f"upstream dialogues not available at {path}")
+    dialogues = {d["_id"]: d for d in json.loads(path.read_text(encoding="utf-8"))}
+    for item in list(chat)[:5] + list(chat)[-5:]:
+        conv = item.submission
+        assert isinstance(conv, Conversation)
+        d = dialogues[item.id]
+        system, *turns = conv.messages
+        assert system.role == "system"
+        assert ("Sources given to the assistant (each page" in system.content) == (
+            d["ref"] is not None
+        )
+        assert [(m.role, m.content) for m in turns] == [
+            (m["role"], (m["content"] or "").strip()) for m in d["messages"]
+        ]
+        # the text form holds the same sources and turns
+        text = next(it for it in example if it.id == item.id).submission
+        assert system.content in text

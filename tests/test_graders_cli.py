@@ -195,6 +195,17 @@ def grade_cli(files: tuple[Path, Path], out: Path, server: ChatServer, *extra: s
     return main([*args, *extra])
 
 
+def grade_stdout(
+    files: tuple[Path, Path], server: ChatServer, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, list[dict[str, Any]], str]:
+    """Grade to stdout, where the reports of a run that graded nothing still go (-o keeps
+    what it held then); returns the exit code, the reports and stderr."""
+    rubric, answers = files
+    code = main(["grade", str(rubric), str(answers), "--base-url", server.base_url, *extra])
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines()], err
+
+
 def by_text(body: Any) -> Reply:
     """MET for the Rayleigh criterion when the submission says Rayleigh, and so on."""
     user = body["messages"][1]["content"]
@@ -261,26 +272,30 @@ def test_server_errors_are_recorded_and_summarised(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     chat_server.handler = lambda body: Reply.server_error(headers={"Retry-After": "0"})
-    out = tmp_path / "out.jsonl"
     # nothing could be graded: exit 1, the failures recorded in the reports
-    assert grade_cli(files, out, chat_server, "--judge", "openai/test") == 1
-    reports = read_jsonl(out)
+    code, reports, err = grade_stdout(files, chat_server, capsys, "--judge", "openai/test")
+    assert code == 1
     assert all(r.get("score") is None for r in reports)
     crits = [c for r in reports for c in r["report"]]
     assert {c["error_category"] for c in crits} == {"server"}
     assert all("after 5 attempts" in c["error"] for c in crits)  # 4 retries by default
     assert len(chat_server.chat_requests) == 6 * 5
-    assert "errors: 6 criteria; items not graded: 3" in capsys.readouterr().err
+    assert "errors: 6 criteria; items not graded: 3" in err
+    assert "  x1: no criterion could be graded; first error: server" in err  # why, shown
+    out = tmp_path / "out.jsonl"
+    assert grade_cli(files, out, chat_server, "--judge", "openai/test") == 1
+    assert not out.exists()  # -o keeps what it held: here, nothing
 
 
 def test_replies_that_are_not_json_are_recorded_as_parse_errors(
-    files: tuple[Path, Path], tmp_path: Path, chat_server: ChatServer
+    files: tuple[Path, Path], chat_server: ChatServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     chat_server.handler = lambda body: Reply.text("MET, clearly.")
-    out = tmp_path / "out.jsonl"
     for grader in ("per-criterion", "one-shot", "holistic"):
-        assert grade_cli(files, out, chat_server, "--judge", "openai/t", "--grader", grader) == 1
-        reports = read_jsonl(out)
+        code, reports, _ = grade_stdout(
+            files, chat_server, capsys, "--judge", "openai/t", "--grader", grader
+        )
+        assert code == 1
         assert all(r.get("score") is None for r in reports)
         if grader == "holistic":
             assert all(r["error"].startswith("no score: parse:") for r in reports)

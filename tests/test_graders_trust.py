@@ -172,7 +172,7 @@ async def test_a_met_penalty_with_a_real_quote_stands(rubric: Rubric) -> None:
             "clarity": resp({"option": 1}),
         }
     )
-    report = await CriterionGrader(judge, verdict_method="verdict-only").grade(
+    report = await CriterionGrader(judge, verdict_method="verdict-only", reasons=False).grade(
         rubric, "The sky is blue: it reflects the ocean."
     )
     myth = (report.report or [])[1]

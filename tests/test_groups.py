@@ -15,7 +15,7 @@ from rubricjudge import ConfigError, Criterion, Rubric
 from rubricjudge._cli.main import main
 from rubricjudge._model._group import rank_by
 from rubricjudge.graders import GroupRanker
-from rubricjudge.rewards import GroupRubricReward, RewardError
+from rubricjudge.rewards import GroupRankReward, RewardError
 
 RUBRIC = Rubric(
     [
@@ -149,7 +149,7 @@ def test_group_input_errors_name_the_line(
 def test_the_group_reward_ranks_each_prompts_completions(chat_server: ChatServer) -> None:
     chat_server.handler = _judge
     ranker = GroupRanker(openai_judge(chat_server), evidence="off")
-    reward = GroupRubricReward(RUBRIC, ranker)
+    reward = GroupRankReward(RUBRIC, ranker)
     prompts = ["Capital of France?"] * 3 + [[{"role": "user", "content": "And of Italy?"}]] * 2
     completions = [
         "Paris.",
@@ -160,7 +160,7 @@ def test_the_group_reward_ranks_each_prompts_completions(chat_server: ChatServer
     ]
     rewards = reward(prompts=prompts, completions=completions, completion_ids=[[1]] * 5)
     assert rewards == [0.5, 0.0, 1.0, 0.0, 1.0]
-    assert reward.__name__ == "group_rubric_reward"
+    assert reward.__name__ == "group_rank_reward"
     assert reward.stats.completions == 5 and reward.stats.failures == 0
     assert [r.id for r in reward.last_reports] == ["group 0", "group 3"]
 
@@ -170,15 +170,15 @@ def test_the_group_reward_failure_policies(chat_server: ChatServer) -> None:
     judge = openai_judge(chat_server, max_retries=0)
     ranker = GroupRanker(judge, method="listwise")
     prompts, completions = ["q", "q"], ["a", "b"]
-    assert GroupRubricReward(RUBRIC, ranker)(prompts=prompts, completions=completions) == [
+    assert GroupRankReward(RUBRIC, ranker)(prompts=prompts, completions=completions) == [
         None,
         None,
     ]
-    valued = GroupRubricReward(RUBRIC, ranker, failure_policy="value", failure_value=-1.0)
+    valued = GroupRankReward(RUBRIC, ranker, failure_policy="value", failure_value=-1.0)
     assert valued(prompts=prompts, completions=completions) == [-1.0, -1.0]
     with pytest.raises(RewardError, match="2 of 2 completions could not be placed"):
-        GroupRubricReward(RUBRIC, ranker, failure_policy="raise")(
+        GroupRankReward(RUBRIC, ranker, failure_policy="raise")(
             prompts=prompts, completions=completions
         )
     with pytest.raises(ConfigError, match="2 prompts for 1 completions"):
-        GroupRubricReward(RUBRIC, ranker)(prompts=prompts, completions=["a"])
+        GroupRankReward(RUBRIC, ranker)(prompts=prompts, completions=["a"])

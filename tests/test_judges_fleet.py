@@ -376,3 +376,42 @@ async def test_resuming_with_other_servers_needs_force_and_reuses_judgments(
         servers[0].base_url: EndpointStats(),
         servers[1].base_url: EndpointStats(),
     }
+
+
+# -- a server that answers fast with garbage (issue 23, N5) ------------------------
+
+
+def test_a_server_answering_garbage_fast_rests_and_is_reported(
+    servers: list[ChatServer], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad, good = servers[0], servers[1]
+    bad.handler = lambda body: Reply.text("I am not JSON at all")
+    good.handler = _slow(0.05)
+    inputs = tmp_path / "in.jsonl"
+    inputs.write_text("".join(json.dumps({"submission": f"answer {i}"}) + "\n" for i in range(60)))
+    args = ["grade", str(_rubric_file(tmp_path)), str(inputs), "--judge", "openai/test"]
+    out = tmp_path / "out.jsonl"
+    code = main(
+        [*args, "--base-url", f"{bad.base_url},{good.base_url}", "--no-cache", "-o", str(out)]
+    )
+    assert code == 0
+    reports = [json.loads(x) for x in out.read_text().splitlines()]
+    failed = sum(r["score"] is None for r in reports)
+    assert failed <= 3, failed  # was 160 of 180: every re-ask went back to the fast bad one
+    err = capsys.readouterr().err
+    sent_bad = len(bad.chat_requests)
+    assert f"{bad.base_url}: {sent_bad} sent, {sent_bad} failed ({sent_bad} unreadable)" in err
+    assert sent_bad < 15 < len(good.chat_requests)
+
+
+async def test_a_reply_that_is_not_the_schema_counts_against_its_server(
+    servers: list[ChatServer],
+) -> None:
+    bad, good = servers[0], servers[1]
+    bad.handler = lambda body: Reply.json({"something": "else"})
+    judge = _judge([bad.base_url, good.base_url])
+    for _ in range(4):
+        await judge.judge(request())  # returned: the grader decides what it can read
+    stats = judge.endpoint_stats()
+    assert stats[bad.base_url].unreadable == stats[bad.base_url].errors == 1
+    assert not stats[bad.base_url].healthy and stats[good.base_url].calls == 3

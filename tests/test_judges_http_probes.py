@@ -57,7 +57,7 @@ async def test_a_malformed_status_line_is_a_connection_error(status_line: bytes)
     assert info.value.category == "connection"
 
 
-async def test_redirects_are_followed() -> None:
+async def test_a_redirect_keeping_the_method_is_followed() -> None:
     async def moved(conn: RawConnection) -> None:
         while (req := await conn.read_request()) is not None:
             if req.line.startswith("POST /v1/old"):
@@ -71,6 +71,39 @@ async def test_redirects_are_followed() -> None:
         assert reply.status == 200
         assert [r.line.split()[1] for r in server.requests] == ["/v1/old", "/v1/new"]
         assert server.requests[1].body == b'{"a": 1}'  # 307 keeps the method and body
+
+
+@pytest.mark.parametrize("status", [301, 302, 303])
+async def test_a_redirect_that_turns_the_post_into_a_get_is_refused(status: int) -> None:
+    # issue 23, N8: aiohttp followed it as a GET with no prompt, and the reply counted
+    async def moved(conn: RawConnection) -> None:
+        while (req := await conn.read_request()) is not None:
+            if req.line.startswith("POST"):
+                head = f"HTTP/1.1 {status} Moved\r\nLocation: /v1/new\r\n".encode()
+                await conn.send(head + b"Content-Length: 0\r\n\r\n")
+            else:
+                await conn.send(ok_json(completion(VERDICT)))
+
+    async with RawServer(moved) as server:
+        judge = get_judge("openai/m", base_url=server.url, cache=False, max_retries=0)
+        with pytest.raises(JudgeError, match=rf"redirects \(HTTP {status}\) to /v1/new") as e:
+            await judge.judge(_request())  # type: ignore[attr-defined]
+        assert e.value.category == "bad_request"
+        assert [r.line.split()[0] for r in server.requests] == ["POST"]  # no GET followed
+
+
+async def test_a_redirect_to_another_host_is_refused() -> None:
+    async def elsewhere(conn: RawConnection) -> None:
+        await conn.read_request()
+        head = b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://example.invalid/v1\r\n"
+        await conn.send(head + b"Content-Length: 0\r\n\r\n")
+
+    async with RawServer(elsewhere) as server:
+        with pytest.raises(JudgeError, match="on another host") as e:
+            await Endpoint(server.url + "/x", {"Authorization": "Bearer k"}).post(
+                b"{}", timeout_s=10
+            )
+    assert e.value.category == "bad_request" and len(server.requests) == 1
 
 
 async def test_spaces_in_a_base_url_are_encoded() -> None:

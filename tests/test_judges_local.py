@@ -7,6 +7,7 @@ two cores); they are marked ``local_model`` and skipped without ``rubricjudge[lo
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 from pathlib import Path
 from typing import Any
@@ -184,3 +185,23 @@ async def test_a_decision_comes_with_the_probability_of_each_answer(
     assert yes.data["answer"] == "yes" and no.data["answer"] == "no"
     if order == ("answer",):  # nothing generated: the prompt is evaluated, the answer scored
         assert yes.usage is not None and yes.usage.completion_tokens == 0
+
+
+@pytest.mark.local_model
+@pytest.mark.timeout(600)
+async def test_a_decision_can_come_with_the_hidden_state_it_was_read_from(
+    local_judge: Any,
+) -> None:
+    import numpy as np
+
+    plain = await local_judge.judge(decide("The capital of France is Paris.", ("answer",)))
+    assert plain.features is None  # only when asked: a probe's features are not free to store
+    asked = dataclasses.replace(
+        decide("The capital of France is Paris.", ("answer",)), features=True
+    )
+    got = await local_judge.judge(asked)
+    assert got.features is not None
+    vec = np.frombuffer(got.features, dtype="<f2")
+    assert vec.shape == (1536,) and np.isfinite(vec).all() and np.abs(vec).max() > 0
+    # the same evaluation: reading the hidden state does not change the answer
+    assert got.probabilities == plain.probabilities

@@ -190,3 +190,31 @@ def reports_of(rubric: Rubric, label: str) -> list[CriterionReport]:
     from rubricjudge._model._verdicts import reports_from_verdicts
 
     return reports_from_verdicts(rubric, [label])
+
+
+def test_before_calibration_pairs_the_raw_confidence_and_item_scores() -> None:
+    # issue 23: the raw view used the calibrated confidence (mean 0.700 where the raw one
+    # was 0.645) and the item scores that counted, so its item line equalled the other's
+    truths = [["MET", "MET", "UNMET"], ["UNMET", "MET", "UNMET"], ["MET", "UNMET", "UNMET"]]
+    calibrated = [[MET, MET, UNMET], [UNMET, MET, UNMET], [MET, UNMET, UNMET]]
+    raw = [[UNMET, MET, MET], [MET, MET, UNMET], [MET, UNMET, MET]]
+    reports = []
+    for verdicts, said in zip(calibrated, raw, strict=True):
+        r = report(verdicts, raw=said, conf=[0.9, 0.9, 0.9])
+        for leaf, v in zip(r.report or [], said, strict=True):
+            other = "UNMET" if v is MET else "MET"
+            leaf.probabilities = {v.value: 0.6, other: 0.4}  # the judge's own, raw
+        reports.append(r)
+    ds = dataset(truths)
+    after = compute_metrics(reports, ds, bootstrap=0)
+    before = compute_metrics(reports, ds, bootstrap=0, verdicts="raw")
+    assert after.confidence_calibration is not None and before.confidence_calibration is not None
+    assert after.confidence_calibration.mean_confidence == pytest.approx(0.9)
+    assert before.confidence_calibration.mean_confidence == pytest.approx(0.6)
+    # the raw verdicts' own item scores: each has the fault MET or a requirement missed
+    raw_scores = [RUBRIC.compute_score(v) for v in raw]
+    assert after.items.metrics != before.items.metrics
+    assert after.items.metrics["mae"] == pytest.approx(0.0)
+    human = [RUBRIC.compute_score(t) for t in truths]
+    mae = float(np.mean(np.abs(np.array(raw_scores) - np.array(human))))
+    assert before.items.metrics["mae"] == pytest.approx(mae) and mae > 0

@@ -105,3 +105,36 @@ def test_score_command_prints_both(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["score", str(path), "--verdicts", str(verdicts), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["overall_score"] == pytest.approx(3.4) and data["scaled_score"] == 3.0
+
+
+def _hybrid_rubric() -> Rubric:
+    from rubricjudge import HybridMetric
+
+    criteria = [Criterion(name="quality", description="Is it good?", weight=1.0)]
+    metrics = [HybridMetric(name="bleu", type="bleu", weight=0.3)]
+    return Rubric(criteria, name="h", version="1.0.0", hybrid_metrics=metrics)
+
+
+def test_a_hybrid_metric_that_cannot_be_computed_fails_naming_it_and_the_column() -> None:
+    # issue 23: every rubric with hybrid metrics failed with no way to blend what it can
+    from rubricjudge.rewards import RewardError
+
+    reward = RubricReward(_hybrid_rubric(), CriterionGrader("fake"))
+    with pytest.raises(RewardError, match="'bleu'.*needs a reference") as e:
+        reward(prompts=["q"], completions=["an answer"])
+    assert "'reference' column" in str(e.value) and "on_metric_error='drop'" in str(e.value)
+
+
+def test_on_metric_error_drop_blends_the_metrics_it_can_compute() -> None:
+    from sacrebleu import sentence_bleu
+
+    reward = RubricReward(_hybrid_rubric(), CriterionGrader("fake"), on_metric_error="drop")
+    got = reward(
+        prompts=["q", "q"],
+        completions=["the cat sat on the mat", "a dog"],
+        reference=["the cat sat on a mat", None],
+    )
+    bleu = sentence_bleu("the cat sat on the mat", ["the cat sat on a mat"]).score / 100
+    assert got[0] == pytest.approx(0.7 * 1.0 + 0.3 * bleu)  # the fake judge says MET
+    assert got[1] == 1.0  # no reference: the metric leaves the blend, never scored 0
+    assert reward.stats.failures == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -155,13 +156,20 @@ def test_a_failed_order_leaves_its_criterion_out_never_guessed(
     assert r["score"] == pytest.approx((4 - 3) / 7)
 
 
-def test_no_pair_compared_exits_1(tmp_path: Path, chat_server: ChatServer) -> None:
+def test_no_pair_compared_exits_1(
+    tmp_path: Path, chat_server: ChatServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     chat_server.handler = lambda body: Reply.text("I think the first one.")
-    out = tmp_path / "out.jsonl"
-    assert grade(tmp_path, chat_server, str(write_pairs(tmp_path / "p.jsonl", PAIRS[:1])),
-                 "--pairwise", "-o", str(out)) == 1  # fmt: skip
-    (r,) = read_lines(out)
+    pairs = str(write_pairs(tmp_path / "p.jsonl", PAIRS[:1]))
+    assert grade(tmp_path, chat_server, pairs, "--pairwise") == 1
+    (r,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert "preferred" not in r and r["error"].startswith("no criterion could be compared")
+    # as for graded items: a run that compares nothing leaves what -o held
+    out = tmp_path / "out.jsonl"
+    out.write_text("kept\n")
+    assert grade(tmp_path, chat_server, pairs, "--pairwise", "-o", str(out)) == 1
+    assert out.read_text() == "kept\n"
+    assert "was left as it was" in capsys.readouterr().err
 
 
 def test_the_judges_probabilities_give_each_orders_confidence(

@@ -69,11 +69,13 @@ TOP_LEVEL = [
 ]
 
 TOPIC_MODULES = [
+    "conversations",
     "dataknobs",
     "errors",
     "formats",
     "graders",
     "hybrid",
+    "integrations.pytest",
     "integrations.ray",
     "judges",
     "lint",

@@ -41,11 +41,10 @@ def test_a_superscript_option_is_recorded_by_grade_and_evaluate(
     rubric = tmp_path / "r.yaml"
     rubric.write_text(MULTI)
     judge = ["--judge", "openai/t", "--base-url", chat_server.base_url, "--no-cache"]
-    out = tmp_path / "out.jsonl"
-    main(["grade", str(rubric), "--text", "hello", "-o", str(out), *judge])
-    err = capsys.readouterr().err
+    main(["grade", str(rubric), "--text", "hello", *judge])  # to stdout: -o keeps what it held
+    out, err = capsys.readouterr()
     assert "Traceback" not in err and "ValueError" not in err
-    report = json.loads(out.read_text())
+    report = json.loads(out)
     assert report.get("score") is None
     assert report["report"][0]["error_category"] == "parse"
     assert "'²'" in report["report"][0]["error"]

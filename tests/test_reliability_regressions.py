@@ -479,9 +479,10 @@ def test_a_failed_grade_keeps_the_old_output_and_exits_non_zero(
     monkeypatch.setitem(_registry._FACTORIES, "failing", lambda model, cfg: every_call_fails)
     capsys.readouterr()
     assert main([*args, "--judge", "failing"]) == 1
-    assert "no item could be graded" in capsys.readouterr().err
-    written = prev.read_text()
-    assert '"error"' in written  # the reports of this run, failures recorded in them
+    err = capsys.readouterr().err
+    assert "no item could be graded" in err and "prev.jsonl was left as it was" in err
+    assert "server is down" in err  # why, on stderr
+    assert prev.read_text() == '{"id": "old"}\n'  # as the help promises (issue 23, N1)
     assert main(["grade", str(rubric), "--text", "A", "--judge", "fake", "-o", str(prev)]) == 0
 
 

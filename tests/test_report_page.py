@@ -169,7 +169,7 @@ def test_a_grade_jsonl_with_its_input_shows_submissions(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["nope"], "neither a run directory nor a JSONL file"),
-        (["bad.jsonl"], "bad.jsonl line 2: not a report of `rubricjudge grade` (score:"),
+        (["bad.jsonl"], "bad.jsonl line 2: not a report of `rubricjudge grade` (not:"),
         (["good.jsonl", "--compare", "nope"], "--compare 'nope' is neither"),
         (["good.jsonl", "--submissions", "nope.jsonl"], "--submissions nope.jsonl: cannot read"),
         (["good.jsonl", "-o", "missing/r.html"], "-o missing/r.html: the directory"),
@@ -256,3 +256,19 @@ def test_compare_counts_changed_answers_per_criterion_key(
     section = out.read_text(encoding="utf-8").split("<section id='compare'>")[1]
     section = section.split("</section>")[0]
     assert "<th scope='row'>clarity</th>" in section and "<th scope='row'>cause</th>" not in section
+
+
+def test_a_max_items_run_shows_only_the_items_it_reached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 23: 3 graded items of 223 made a 1.5 MB page of 220 "not graded" errors
+    run = tmp_path / "run"
+    args = ["evaluate", "example:llm_rubric_microsoft", "--judge", "fake", "--run-dir", str(run)]
+    assert main([*args, "--max-items", "3"]) == 0
+    out = tmp_path / "r.html"
+    assert main(["report", str(run), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    items = items_of(page)["items"]
+    assert len(items) == 3 and not any(it.get("error") for it in items)
+    assert "not reached" in page and "220 items of the dataset, never graded" in page
+    assert len(page) < 400_000

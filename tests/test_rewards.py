@@ -32,7 +32,7 @@ def _rubric(scale: Scale | None = None) -> Rubric:
 
 def keyword_judge(request: JudgeRequest) -> dict[str, Any]:
     """MET when the submission block mentions the criterion's fruit; FAIL raises."""
-    submission = request.user[: request.shared_prefix_chars].split("The submission:")[1]
+    submission = request.user[: request.shared_prefix_chars].split("The submission")[1]
     if "FAIL" in submission:
         raise JudgeError("scripted outage", category="server")
     fruit = "apple" if "apples" in request.user[request.shared_prefix_chars :] else "banana"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from chat_server import ChatServer
 from rubricjudge._cli.main import main
 
 
@@ -67,12 +68,12 @@ def test_evaluate_text_summary_shows_each_criterion_s_answers(
     start = lines.index("verdicts per criterion (answer=count):")
     # the fake judge answers the first option of every question
     assert lines[start + 1 : start + 3] == ["  Q1: 1=4", "  Q2: 1=4"]
-    assert "judge calls: 36 (0 replayed)" in out
+    assert "judge calls: 36 (0 from the response cache)" in out
 
     code, out, _ = _evaluate(
         capsys, "--run-dir", str(tmp_path / "run"), "--max-items", "5", "--resume"
     )
-    assert "judge calls: 45 made over all sessions of this run, 0 replayed" in out
+    assert "judge calls: 45 made over all sessions of this run; in this one 0 replayed" in out
 
 
 def test_metrics_read_the_ground_truth_of_the_latest_session(
@@ -108,3 +109,20 @@ def test_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "not found" in capsys.readouterr().err
     assert main(["metrics", str(tmp_path)]) == 1
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_evaluate_says_how_many_calls_the_response_cache_answered(
+    tmp_path: Path,
+    chat_server: ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 23: "judge calls: 267 (0 replayed)" when all 267 came from the response cache
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    args = ["--judge", "openai/m", "--base-url", chat_server.base_url, "--max-items", "3"]
+    code, out, _ = _evaluate(capsys, *args, "--run-dir", str(tmp_path / "a"))
+    assert code == 0 and "judge calls: 27 (0 from the response cache)" in out
+    asked = len(chat_server.chat_requests)
+    code, out, _ = _evaluate(capsys, *args, "--run-dir", str(tmp_path / "b"))
+    assert code == 0 and "judge calls: 27 (27 from the response cache)" in out
+    assert len(chat_server.chat_requests) == asked  # none asked again

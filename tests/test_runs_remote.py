@@ -108,4 +108,5 @@ def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_ray_flags_need_the_ray_executor(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["evaluate", "example:llm_rubric_microsoft", "--judge", "fake", "--ray-actors", "2"]
     assert main(argv) == 1
-    assert "--ray-address and --ray-actors need --executor ray" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--ray-address, --ray-actors, --ray-env and --ray-env-var need --executor ray" in err

@@ -124,7 +124,7 @@ def test_fail_on_all_negative_rubric_assumes_the_fault() -> None:
 
 def test_nothing_counted_has_no_score() -> None:
     assert BIN.compute_score([CA, CA, CA]) is None  # autorubric returns None too
-    assert BIN.compute_score([CA, CA, CA], normalize=False) == 0.0
+    assert BIN.compute_score([CA, CA, CA], normalize=False) is None  # as autorubric (R6)
     # only a penalty counted: no positive weight counted, so the all-negative formula
     assert BIN.compute_score([CA, CA, "UNMET"]) == 1.0
     assert BIN.compute_score([CA, CA, "MET"]) == 0.0
@@ -132,7 +132,7 @@ def test_nothing_counted_has_no_score() -> None:
     zero = Rubric([crit("z", 0.0), crit("p", -5.0)])
     assert zero.compute_score(["UNMET", "UNMET"]) == 1.0
     assert zero.compute_score(["MET", "MET"]) == 0.0
-    assert Rubric([crit("z", 0.0)]).compute_score(["MET"]) is None
+    assert Rubric([crit("z", 0.0)]).compute_score(["MET"]) == 0.0  # as both peers (R5)
 
 
 # -- multi-choice criteria ----------------------------------------------------------------------

@@ -20,7 +20,7 @@ from rubricjudge._model._scoring import finalize, reports_from_verdicts, score_r
 STRATEGIES = [s.value for s in CannotAssessStrategy]
 weights = st.one_of(
     st.floats(min_value=-20, max_value=20, allow_nan=False).filter(lambda w: abs(w) > 1e-3),
-    st.sampled_from([1.0, -1.0, 10.0, -15.0, 0.5]),
+    st.sampled_from([1.0, -1.0, 10.0, -15.0, 0.5, 0.0]),  # 0: counted, moves nothing
 )
 values = st.floats(min_value=0, max_value=1, allow_nan=False)
 
@@ -116,7 +116,7 @@ def _reference(cs: list[Criterion], vs: list[Any], p: ScoringPolicy) -> tuple[fl
     absolute = sum(abs(w) for _, w in pairs)
     if absolute > 0:  # no positive weight counted: 1 + raw / sum|w|
         return min(1.0, max(0.0, 1 + raw / absolute)), raw
-    return None, raw
+    return (0.0 if pairs else None), raw  # only zero weights: 0.0; nothing counted: None
 
 
 def reference(rubric: Rubric, verdicts: list[Any], p: ScoringPolicy) -> tuple[float | None, float]:
@@ -149,7 +149,10 @@ def test_matches_reference_and_stays_in_bounds(
             assert got is not None and 0.0 <= got <= 1.0
             assert got == pytest.approx(want, abs=1e-9)
         unnormalised = ScoringPolicy(strategy, partial, normalize=False)
-        assert score(rubric, verdicts, unnormalised) == pytest.approx(raw, abs=1e-9)
+        if want is None:  # nothing counted: no raw score either (autorubric's None)
+            assert score(rubric, verdicts, unnormalised) is None
+        else:
+            assert score(rubric, verdicts, unnormalised) == pytest.approx(raw, abs=1e-9)
 
 
 @given(cases(), policies())
@@ -230,7 +233,7 @@ def test_monotone_in_met(
         assert s1 <= s0 + 1e-12
 
 
-@given(st.lists(weights.map(abs), min_size=1, max_size=6), policies())
+@given(st.lists(weights.map(abs).filter(lambda w: w > 0), min_size=1, max_size=6), policies())
 def test_sign_behaviour(ws: list[float], p: ScoringPolicy) -> None:
     positive = Rubric([Criterion(requirement=f"r{i}", weight=w) for i, w in enumerate(ws)])
     negative = Rubric([Criterion(requirement=f"r{i}", weight=-w) for i, w in enumerate(ws)])

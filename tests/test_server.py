@@ -14,7 +14,6 @@ from typing import Any
 import httpx
 import jsonschema_rs
 import pytest
-import uvicorn
 
 from rubricjudge._errors import ConfigError
 from rubricjudge._graders import CriterionGrader
@@ -22,41 +21,9 @@ from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._server import DirectorySource, RegistrySource, ServerSettings, create_app
 from rubricjudge._server._run import auth_token, is_loopback
+from served import TOKEN, Served
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
-TOKEN = "test-token-0123456789abcdef"
-
-
-class Served:
-    """A running server: its base URL and a client."""
-
-    def __init__(self, app: Any) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="error", lifespan="off", ws="none"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> Served:
-        self.thread.start()
-        for _ in range(500):
-            if self.server.started:
-                break
-            self.thread.join(0.01)
-        assert self.server.started, "uvicorn did not start"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-
-    def client(self, token: str | None = TOKEN) -> httpx.Client:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
 
 
 class GateJudge:
@@ -118,8 +85,14 @@ def test_health_and_openapi_are_open(served: Served) -> None:
         "/rubrics/{rubric_id}",
         "/score",
         "/score/batch",
+        "/get_reward",
     }
     schemas = doc["components"]["schemas"]
+    reward = jsonschema_rs.Draft202012Validator(
+        {"$ref": "#/components/schemas/RewardRequest", "components": doc["components"]}
+    )
+    assert reward.is_valid({"query": ["p a"], "prompts": ["p "], "labels": [None]})
+    assert not reward.is_valid({"query": []}) and not reward.is_valid({"query": ["q"], "x": 1})
     request = {"$ref": "#/components/schemas/ScoreRequest", "components": doc["components"]}
     validator = jsonschema_rs.Draft202012Validator({**request, "$defs": schemas})
     assert validator.is_valid({"rubric": "x", "submission": "y"})
@@ -202,7 +175,8 @@ def test_malformed_bodies(served: Served) -> None:
         assert c.post("/score", content=b"\xff\xfe").status_code == 400
         r = c.post("/score", json={"rubric": "dialogue_quality"})
         assert r.status_code == 422
-        assert any(d["loc"] == ["submission"] for d in r.json()["detail"])
+        # no 'submission' and no 'messages': the detail says to give one of them
+        assert any("give 'submission' (text) or 'messages'" in d["msg"] for d in r.json()["detail"])
         r = c.post("/score", json={"rubric": "dialogue_quality", "submission": 3})
         assert r.status_code == 422
         r = c.post("/score", json=["a list"])
@@ -404,3 +378,91 @@ def test_score_criteria_on_the_scale_through_an_openai_judge(
         off = {x["criterion"]["name"]: x for x in r.json()["report"]["report"]}
     assert "14" in off["style"]["error"] and "outside the scale 0 to 10" in off["style"]["error"]
     assert "scale_score" not in off["style"] and off["style"]["verdict"] == "CANNOT_ASSESS"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"criteria": [{"requirement": "x", "weight": "heavy"}]}',  # invalid rubric
+        "criteria: [unclosed",  # not YAML
+        "\xff\xfe not text",  # not UTF-8
+    ],
+)
+def test_an_invalid_rubric_on_the_server_does_not_show_its_path(
+    rubrics_dir: Path, text: str
+) -> None:
+    # issue 23, N11: the 500 named the file by its absolute path
+    (rubrics_dir / "broken.yaml").write_bytes(text.encode("utf-8", "surrogateescape"))
+    judge = FakeJudge(default={"reason": "fine", "verdict": "MET"})
+    with Served(_app(rubrics_dir, judge)) as s, s.client() as c:
+        r = c.post("/score", json={"rubric": "broken", "submission": "x"})
+    assert r.status_code == 500, r.text
+    body = r.json()
+    assert "broken" in body["error"] and "invalid on the server" in body["error"]
+    assert str(rubrics_dir.parent) not in r.text and "/tmp" not in r.text
+
+
+@pytest.mark.parametrize("missing", ["uvicorn", "starlette"])
+def test_serve_without_the_extra_announces_nothing(
+    rubrics_dir: Path, tmp_path: Path, missing: str
+) -> None:
+    # issue 23: "serving on ..." was printed, then the missing extra failed the command
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys; sys.modules[{missing!r}] = None\n"
+        "from rubricjudge._cli.main import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    args = ["serve", "--port", "1", "--rubrics-dir", str(rubrics_dir), "--judge", "fake"]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, "--token-file", str(token_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "serving" not in proc.stderr and "Traceback" not in proc.stderr
+    assert "pip install 'rubricjudge[serve]'" in proc.stderr
+
+
+def test_score_a_conversation(rubrics_dir: Path) -> None:
+    from trajectories import ANTHROPIC, ANTHROPIC_SYSTEM, OPENAI, SECRET_RESULT
+
+    judge = FakeJudge(default={"reason": "fine", "verdict": "MET"})
+    with Served(_app(rubrics_dir, judge)) as s, s.client() as c:
+        doc = c.get("/openapi.json").json()
+        schemas = doc["components"]["schemas"]
+        request = {"$ref": "#/components/schemas/ScoreRequest", "components": doc["components"]}
+        validator = jsonschema_rs.Draft202012Validator({**request, "$defs": schemas})
+        body = {"rubric": "dialogue_quality", "messages": OPENAI}
+        assert validator.is_valid(body)
+        assert not validator.is_valid({**body, "submission": "both"})
+        one = c.post("/score", json=body)
+        assert one.status_code == 200, one.text
+        report = one.json()["report"]
+        assert report["metadata"]["conversation"]["messages"] == 11
+        assert any(SECRET_RESULT in r.user for r in judge.requests)
+        batch = c.post(
+            "/score/batch",
+            json={
+                "rubric": "dialogue_quality",
+                "items": [{"messages": ANTHROPIC, "system": ANTHROPIC_SYSTEM}, {"submission": "t"}],
+            },
+        )
+        assert batch.status_code == 200, batch.text
+        assert [r["score"] for r in batch.json()["results"]] == [report["score"], 1.0]
+        both = c.post("/score", json={**body, "submission": "x"})
+        assert both.status_code == 422
+        assert "give 'submission' (text) or 'messages'" in both.text
+        bad = c.post(
+            "/score",
+            json={"rubric": "dialogue_quality", "messages": [{"role": "tool", "content": "x"}]},
+        )
+        assert bad.status_code == 422
+        assert bad.json()["error"].startswith(
+            "messages[0].tool_call_id: a tool result needs the id"
+        )

@@ -11,8 +11,9 @@ live in public topic modules, each with its own ``__all__``:
 - the seeds' names: ``rubricjudge.dataknobs``, ``rubricjudge.rubric_pkg``,
   ``rubricjudge.openrubricrl``; Ray: ``rubricjudge.integrations.ray``
 
-Names from the heavier modules (runs, metrics, calibration, ...) load on first
-use so that ``import rubricjudge`` stays fast.
+Every name loads on first use, so ``import rubricjudge`` (and with it the CLI,
+before it can catch Ctrl-C) costs almost nothing; the topic modules load theirs
+as usual.
 """
 
 from __future__ import annotations
@@ -20,84 +21,84 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._datasets import (
-    DataItem,
-    RubricDataset,
-    example_datasets,
-    load_example_dataset,
-)
-from ._errors import (
-    ConfigError,
-    DatasetError,
-    JudgeError,
-    JudgeParseError,
-    Problem,
-    RubricError,
-    RubricJudgeError,
-    RunError,
-    UsageError,
-    VerdictError,
-)
-from ._formats import (
-    load_rubrics,
-    validate_data,
-)
-from ._graders import (
-    CriterionGrader,
-    FailurePolicy,
-    Grader,
-    GraderSpec,
-    JudgeSpec,
-    LLMConfig,
-    PerCriterionOneShotGrader,
-    RubricAsJudgeGrader,
-)
-from ._judges._base import (
-    Judge,
-    JudgeConfig,
-    JudgeRequest,
-    JudgeResponse,
-)
-from ._judges._callable import (
-    CallableJudge,
-)
-from ._judges._fake import (
-    FakeJudge,
-)
-from ._judges._registry import (
-    get_judge,
-    register_judge,
-)
-from ._model import (
-    CalibrationExample,
-    CannotAssessStrategy,
-    Criterion,
-    CriterionOption,
-    CriterionReport,
-    CriterionVerdict,
-    EvaluationReport,
-    HybridMetric,
-    Rubric,
-    Scale,
-    ScaleType,
-    ScoringMethod,
-    ScoringPolicy,
-    ScoringType,
-)
 from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from ._calibration import (
         Calibration,
     )
+    from ._datasets import (
+        DataItem,
+        RubricDataset,
+        example_datasets,
+        load_example_dataset,
+    )
+    from ._errors import (
+        ConfigError,
+        DatasetError,
+        JudgeError,
+        JudgeParseError,
+        Problem,
+        RubricError,
+        RubricJudgeError,
+        RunError,
+        UsageError,
+        VerdictError,
+    )
+    from ._formats import (
+        load_rubrics,
+        validate_data,
+    )
+    from ._graders import (
+        CriterionGrader,
+        FailurePolicy,
+        Grader,
+        GraderSpec,
+        JudgeSpec,
+        LLMConfig,
+        PerCriterionOneShotGrader,
+        RubricAsJudgeGrader,
+    )
     from ._hybrid import (
         HybridGrader,
+    )
+    from ._judges._base import (
+        Judge,
+        JudgeConfig,
+        JudgeRequest,
+        JudgeResponse,
+    )
+    from ._judges._callable import (
+        CallableJudge,
+    )
+    from ._judges._fake import (
+        FakeJudge,
+    )
+    from ._judges._registry import (
+        get_judge,
+        register_judge,
     )
     from ._lint import (
         lint_rubric,
     )
     from ._metrics import (
         compute_metrics,
+    )
+    from ._model import (
+        CalibrationExample,
+        CannotAssessStrategy,
+        Criterion,
+        CriterionOption,
+        CriterionReport,
+        CriterionVerdict,
+        EvaluationReport,
+        HybridMetric,
+        Rubric,
+        Scale,
+        ScaleType,
+        ScoringMethod,
+        ScoringPolicy,
+        ScoringType,
     )
     from ._report import (
         write_report,
@@ -113,6 +114,52 @@ if TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
+    "DataItem": "._datasets",
+    "RubricDataset": "._datasets",
+    "example_datasets": "._datasets",
+    "load_example_dataset": "._datasets",
+    "ConfigError": "._errors",
+    "DatasetError": "._errors",
+    "JudgeError": "._errors",
+    "JudgeParseError": "._errors",
+    "Problem": "._errors",
+    "RubricError": "._errors",
+    "RubricJudgeError": "._errors",
+    "RunError": "._errors",
+    "UsageError": "._errors",
+    "VerdictError": "._errors",
+    "load_rubrics": "._formats",
+    "validate_data": "._formats",
+    "CriterionGrader": "._graders",
+    "FailurePolicy": "._graders",
+    "Grader": "._graders",
+    "GraderSpec": "._graders",
+    "JudgeSpec": "._graders",
+    "LLMConfig": "._graders",
+    "PerCriterionOneShotGrader": "._graders",
+    "RubricAsJudgeGrader": "._graders",
+    "Judge": "._judges._base",
+    "JudgeConfig": "._judges._base",
+    "JudgeRequest": "._judges._base",
+    "JudgeResponse": "._judges._base",
+    "CallableJudge": "._judges._callable",
+    "FakeJudge": "._judges._fake",
+    "get_judge": "._judges._registry",
+    "register_judge": "._judges._registry",
+    "CalibrationExample": "._model",
+    "CannotAssessStrategy": "._model",
+    "Criterion": "._model",
+    "CriterionOption": "._model",
+    "CriterionReport": "._model",
+    "CriterionVerdict": "._model",
+    "EvaluationReport": "._model",
+    "HybridMetric": "._model",
+    "Rubric": "._model",
+    "Scale": "._model",
+    "ScaleType": "._model",
+    "ScoringMethod": "._model",
+    "ScoringPolicy": "._model",
+    "ScoringType": "._model",
     "Calibration": "._calibration",
     "HybridGrader": "._hybrid",
     "lint_rubric": "._lint",

@@ -7,6 +7,7 @@
     │   ├── RubricError         a rubric (file or object) is invalid; carries every problem
     │   ├── VerdictError        a verdict does not fit its criterion
     │   ├── DatasetError        a dataset (file or object) is invalid (also a ValueError)
+    │   ├── ConversationError   a conversation's messages are malformed (also a ValueError)
     │   ├── ConfigError         a bad argument, judge spec, option or missing extra
     │   ├── DataLimitError      data past a reading bound (size, nesting; also a ValueError)
     │   ├── RegistryError       a registry request that cannot be done as asked
@@ -21,19 +22,23 @@
         ├── MetricError         a hybrid metric could not run (recorded, never a 0)
         ├── RewardError         a completion could not be scored as a reward
         └── AmbiguousBatch      a lost batch-create reply matches several batches
+    RubricAssertionError        assert_rubric: the output fell short (also an AssertionError)
 
 Usage errors are raised before any judge is called. Judge errors are recorded in
 reports as data; they are raised only where the caller asked for that policy.
+A failed rubric assertion is neither: it is the answer to the check the caller
+asked for, raised as an ``AssertionError`` so that test runners report a failure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Self, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 __all__ = [
     "AmbiguousBatch",
     "ConfigError",
+    "ConversationError",
     "DataLimitError",
     "DatasetError",
     "IllegalTransition",
@@ -44,6 +49,7 @@ __all__ = [
     "Problem",
     "RegistryError",
     "RewardError",
+    "RubricAssertionError",
     "RubricError",
     "RubricJudgeError",
     "RubricNotFound",
@@ -103,6 +109,14 @@ class DatasetError(UsageError, ValueError):
     """
 
 
+class ConversationError(UsageError, ValueError):
+    """A conversation's messages are malformed; the message names the path inside them.
+
+    The path reads like ``messages[2].tool_calls[0].function.arguments``; callers
+    reading a file put the file and line in front of it.
+    """
+
+
 class ConfigError(UsageError):
     """A bad argument, judge spec or option, or an optional extra that is not installed."""
 
@@ -116,6 +130,7 @@ JudgeErrorCategory = Literal[
     "bad_request",
     "parse",
     "refusal",
+    "over_budget",
     "function",
     "unknown",
 ]
@@ -204,6 +219,18 @@ class RewardError(RunError):
 
 class AmbiguousBatch(RunError):
     """A batch whose create reply was lost matches several batches on the provider."""
+
+
+class RubricAssertionError(RubricJudgeError, AssertionError):
+    """An output did not meet its rubric in ``assert_rubric``, or could not be judged.
+
+    Also an ``AssertionError``, so pytest reports a failed test. The message lists
+    every criterion's verdict and reason; ``report`` is the grade it was decided on.
+    """
+
+    def __init__(self, message: str, report: Any = None) -> None:
+        self.report = report
+        super().__init__(message)
 
 
 E = TypeVar("E", bound=RubricJudgeError)

@@ -1,7 +1,8 @@
 """The error tree: every exception rubricjudge raises on purpose, under :class:`RubricJudgeError`.
 
 See ``rubricjudge._errors`` for the tree; ``UsageError`` is the caller's to fix,
-``RunError`` is something that failed while running.
+``RunError`` is something that failed while running; ``RubricAssertionError`` is a
+failed ``assert_rubric`` (also an ``AssertionError``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from ._errors import (
     AmbiguousBatch,
     ConfigError,
+    ConversationError,
     DataLimitError,
     DatasetError,
     IllegalTransition,
@@ -19,6 +21,7 @@ from ._errors import (
     Problem,
     RegistryError,
     RewardError,
+    RubricAssertionError,
     RubricError,
     RubricJudgeError,
     RubricNotFound,
@@ -33,6 +36,7 @@ from ._errors import (
 __all__ = [
     "AmbiguousBatch",
     "ConfigError",
+    "ConversationError",
     "DataLimitError",
     "DatasetError",
     "IllegalTransition",
@@ -43,6 +47,7 @@ __all__ = [
     "Problem",
     "RegistryError",
     "RewardError",
+    "RubricAssertionError",
     "RubricError",
     "RubricJudgeError",
     "RubricNotFound",

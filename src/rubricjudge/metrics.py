@@ -1,27 +1,31 @@
-"""Agreement between a judge and human labels (verdicts, preferences), with intervals."""
+"""Agreement of judges with human labels (verdicts, preferences), and the gate between two runs."""
 
 from __future__ import annotations
 
 from ._metrics import (
     CriterionMetrics,
+    GateResult,
     ItemMetrics,
     JudgeAgreement,
     MetricsReport,
     PairwiseMetrics,
     compute_metrics,
     fleiss_kappa,
+    gate_runs,
     krippendorff_alpha,
     pairwise_metrics,
 )
 
 __all__ = [
     "CriterionMetrics",
+    "GateResult",
     "ItemMetrics",
     "JudgeAgreement",
     "MetricsReport",
     "PairwiseMetrics",
     "compute_metrics",
     "fleiss_kappa",
+    "gate_runs",
     "krippendorff_alpha",
     "pairwise_metrics",
 ]

@@ -13,22 +13,32 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
 from .._model._rubric import CalibrationExample, Criterion
+from ._checks import ANSWERS, POSITIONS, check_id, check_labels, labels_id, where
 from ._fit import Fit, apply_fit
+from ._probe import Probe
 
-__all__ = ["FORMAT", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]
+__all__ = ["FORMAT", "POSITIONS", "Calibration", "CalibrationGroup", "criterion_id", "group_ids"]
 
 FORMAT: Literal["rubricjudge-calibration/1"] = "rubricjudge-calibration/1"
 BINARY = ("MET", "UNMET")
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
 
 
 def criterion_id(criterion: Criterion) -> str:
@@ -41,8 +51,7 @@ def criterion_id(criterion: Criterion) -> str:
 
 
 def _options_id(criterion: Criterion) -> str:
-    text = json.dumps([o.label for o in criterion.options or []], ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return labels_id([o.label for o in criterion.options or []])
 
 
 def group_ids(criterion: Criterion) -> list[str]:
@@ -51,9 +60,6 @@ def group_ids(criterion: Criterion) -> list[str]:
     if criterion.is_multi_choice:
         return [own, f"pooled:options:{_options_id(criterion)}", positions_id(criterion)]
     return [own, "pooled:negative" if criterion.weight < 0 else "pooled:positive"]
-
-
-POSITIONS = "pooled:positions:"
 
 
 def positions_id(criterion: Criterion) -> str:
@@ -80,29 +86,85 @@ def position_of(criterion: Criterion, label: str) -> str:
 
 
 class CalibrationGroup(BaseModel):
-    """One fitted group: its labels, scale and biases, and what it was fitted on."""
+    """One fitted group: its labels, scale and biases, and what it was fitted on.
 
-    model_config = ConfigDict(extra="forbid")
+    ``base`` says what the scale and biases apply to: ``judge``, the judge's own
+    probabilities; ``pooled``, the probabilities the pooled group of the criterion's
+    kind gives (a criterion's own adjustment on top of the pooled fit, pulled towards
+    no change, so a handful of labels already moves its threshold). ``probe``, on a
+    pooled binary group, reads the judge's hidden state when the answer has one (the
+    local judge); the scale and biases are then the fallback for answers without it.
+
+    Every value is checked when a group is built or read (finite numbers, one bias
+    per label, labels that fit the group's id); a new field needs a default so
+    files written before it still load.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str
     labels: list[str]
     scale: float
     bias: list[float]
+    base: Literal["judge", "pooled"] = "judge"
+    probe: Probe | None = None
     n: int = Field(ge=0)
     counts: dict[str, int] = Field(default_factory=dict)
     description: str = ""
-    train_accuracy_raw: float | None = None
-    train_accuracy_calibrated: float | None = None
+    train_accuracy_raw: float | None = Field(default=None, ge=0.0, le=1.0)
+    train_accuracy_calibrated: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, gid: str) -> str:
+        check_id(gid)
+        return gid
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: list[str], info: ValidationInfo) -> list[str]:
+        gid = info.data.get("id")
+        if isinstance(gid, str):
+            check_labels(gid, labels)
+        return labels
+
+    @field_validator("bias")
+    @classmethod
+    def _bias(cls, bias: list[float], info: ValidationInfo) -> list[float]:
+        labels = info.data.get("labels")
+        if isinstance(labels, list) and len(bias) != len(labels):
+            raise ValueError(f"{len(bias)} biases for {len(labels)} labels (one bias per label)")
+        return bias
+
+    @field_validator("counts")
+    @classmethod
+    def _counts(cls, counts: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        labels = info.data.get("labels")
+        if isinstance(labels, list):
+            strange = sorted(set(counts) - set(labels))
+            if strange:
+                raise ValueError(f"counts of labels the group does not have: {strange!r}")
+        if any(v < 0 for v in counts.values()):
+            raise ValueError("a count is negative")
+        return counts
 
     def fit(self) -> Fit:
         """This group as a :class:`Fit`."""
         return Fit(labels=tuple(self.labels), scale=self.scale, bias=tuple(self.bias))
 
+    def fits(self, criterion: Criterion) -> bool:
+        """Whether this group's labels are the answers ``criterion`` can be given."""
+        if self.id.startswith(POSITIONS):
+            return len(self.labels) == len(criterion.options or [])
+        if criterion.is_multi_choice:
+            return set(self.labels) == {o.label for o in criterion.options or []}
+        return set(self.labels) <= ANSWERS
+
 
 class Calibration(BaseModel):
     """A judge's calibration on human labels (``rubricjudge calibrate`` writes it)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     format: Literal["rubricjudge-calibration/1", "rubricate-calibration/1"] = FORMAT
     """Files written under the project's old name (``rubricate-calibration/1``) still load."""
@@ -119,6 +181,30 @@ class Calibration(BaseModel):
     """Labelled training answers to show the judge, by criterion id, then by label
     (``calibrate --examples K``); the groups were fitted with them in the prompt."""
 
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, groups: list[CalibrationGroup]) -> list[CalibrationGroup]:
+        first: dict[str, int] = {}
+        for i, g in enumerate(groups):
+            j = first.setdefault(g.id, i)
+            if j != i:
+                raise ValueError(f"groups[{i}] has the id {g.id!r} of groups[{j}] again")
+        return groups
+
+    @field_validator("confidence_shares")
+    @classmethod
+    def _shares(cls, shares: dict[str, float]) -> dict[str, float]:
+        for level, share in shares.items():
+            try:
+                ok = 0.0 <= float(level) <= 1.0
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ValueError(f'the level {level!r} is not a number from 0 to 1 ("0.70")')
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"the share {share!r} at {level!r} is not from 0 to 1")
+        return shares
+
     def examples_for(self, criterion: Criterion) -> dict[str, list[CalibrationExample]] | None:
         """The labelled examples chosen for ``criterion`` (by what it asks), or None."""
         return self.examples.get(criterion_id(criterion)) if self.examples else None
@@ -130,11 +216,16 @@ class Calibration(BaseModel):
         nearest = min(self.confidence_shares, key=lambda k: abs(float(k) - level))
         return self.confidence_shares[nearest]
 
-    def with_shares(self, probabilities: list[tuple[Criterion, dict[str, float]]]) -> Calibration:
-        """A copy recording the confidence shares of these judge answers once calibrated."""
+    def with_shares(
+        self, answers: Sequence[tuple[Criterion, dict[str, float], bytes | None]]
+    ) -> Calibration:
+        """A copy recording the confidence shares of these judge answers once calibrated.
+
+        Each answer is (criterion, the judge's probabilities, its hidden state or None).
+        """
         confidences = []
-        for criterion, probs in probabilities:
-            decided = self.calibrate(criterion, probs)
+        for criterion, probs, features in answers:
+            decided = self.calibrate(criterion, probs, features)
             confidences.append(max(decided[1].values()) if decided else max(probs.values()))
         if not confidences:
             return self
@@ -144,35 +235,80 @@ class Calibration(BaseModel):
 
     def group_for(self, criterion: Criterion) -> CalibrationGroup | None:
         """The most specific fitted group for ``criterion``, or None."""
+        chain = self.chain_for(criterion)
+        return chain[-1] if chain else None
+
+    def chain_for(self, criterion: Criterion) -> list[CalibrationGroup]:
+        """The groups applied to ``criterion``, in order.
+
+        The most specific fitted group; when it is a criterion's adjustment on the
+        pooled fit (``base="pooled"``), the pooled group of its kind comes first.
+        """
         by_id = {g.id: g for g in self.groups}
-        for gid in group_ids(criterion):
-            if gid in by_id:
-                return by_id[gid]
-        return None
+        ids = [gid for gid in group_ids(criterion) if gid in by_id]
+        if not ids:
+            return []
+        first = by_id[ids[0]]
+        if first.base == "pooled":
+            pooled = [by_id[g] for g in ids[1:] if by_id[g].base == "judge"]
+            return [pooled[0], first] if pooled else []
+        return [first]
+
+    def needs_features(self) -> bool:
+        """Whether a group reads the judge's hidden state (``JudgeRequest.features``)."""
+        return any(g.probe is not None for g in self.groups)
 
     def calibrate(
-        self, criterion: Criterion, probabilities: dict[str, float]
+        self,
+        criterion: Criterion,
+        probabilities: dict[str, float],
+        features: bytes | None = None,
     ) -> tuple[str, dict[str, float], CalibrationGroup] | None:
         """(chosen label, calibrated probabilities, group), or None when nothing applies.
 
         ``probabilities`` are the judge's (``MET``/``UNMET``/``CANNOT_ASSESS`` or
-        option labels); labels outside the group's count as not chosen.
+        option labels); labels outside the group's count as not chosen. ``features``
+        is the judge's hidden state, read by a group's probe when there is one. The
+        group returned is the last one applied (see :meth:`chain_for`).
         """
-        group = self.group_for(criterion)
-        if group is None:
+        chain = self.chain_for(criterion)
+        if not chain:
             return None
-        by_place = group.id.startswith(POSITIONS)
-        probs = by_position(criterion, probabilities) if by_place else probabilities
-        raw = [max(probs.get(label, 0.0), 0.0) for label in group.labels]
-        if not sum(raw) > 0:
-            return None
-        calibrated = apply_fit(group.fit(), raw)
+        probs: dict[str, float] = dict(probabilities)
+        labels: list[str] = []
+        calibrated: list[float] = []
+        for group in chain:
+            if not group.fits(criterion):  # a criterion:<id> group of a hand-edited file
+                raise ConfigError(
+                    f"calibration group {group.id!r} has the labels {group.labels!r}, which "
+                    f"are not the answers of criterion {criterion.key or criterion.requirement!r}; "
+                    "refit it with `rubricjudge calibrate`"
+                )
+            by_place = group.id.startswith(POSITIONS)
+            view = by_position(criterion, probs) if by_place else probs
+            raw = [max(view.get(label, 0.0), 0.0) for label in group.labels]
+            if not sum(raw) > 0:
+                return None
+            if group.probe is not None and features is not None and group.labels == list(BINARY):
+                p = _sigmoid(group.probe.logit(features, raw[0], raw[1]))
+                calibrated = [p, 1.0 - p]
+            else:
+                calibrated = apply_fit(group.fit(), raw)
+            labels = group.labels
+            if by_place:  # back from places to the criterion's own option labels
+                options = [o.label for o in criterion.options or []]
+                labels = [options[int(x) - 1] for x in group.labels]
+            probs = dict(zip(labels, calibrated, strict=True))
         best = max(range(len(calibrated)), key=lambda i: (calibrated[i], -i))
-        labels = group.labels
-        if by_place:  # back from places to the criterion's own option labels
-            options = [o.label for o in criterion.options or []]
-            labels = [options[int(x) - 1] for x in group.labels]
-        return labels[best], dict(zip(labels, calibrated, strict=True)), group
+        return labels[best], probs, chain[-1]
+
+    def method_for(self, criterion: Criterion, features: bytes | None) -> str:
+        """How ``criterion``'s answer is calibrated, in words for the report."""
+        parts = []
+        for group in self.chain_for(criterion):
+            kind = "probe" if group.probe is not None and features is not None else "scale-bias"
+            parts.append(f"{kind} ({group.id})")
+        return " then ".join(parts)
 
     # -- files -------------------------------------------------------------------
     @classmethod
@@ -205,20 +341,16 @@ class Calibration(BaseModel):
             return cls.model_validate(data)
         except ValidationError as e:
             first = e.errors()[0]
-            where = ".".join(str(x) for x in first["loc"]) or "(top level)"
+            msg = str(first["msg"]).removeprefix("Value error, ")
+            more = len(e.errors()) - 1
+            also = f" (and {more} more problem{'s' * (more > 1)})" if more else ""
             raise ConfigError(
-                f"{p}: {where}: {first['msg']}; give a file `rubricjudge calibrate` wrote"
+                f"{p}: {where(first['loc'])}: {msg}{also}; give a file `rubricjudge "
+                "calibrate` wrote, or fix the value"
             ) from None
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write this calibration as JSON (to a temporary file, then renamed)."""
-        p = Path(path)
-        text = self.model_dump_json(indent=2) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write this calibration as JSON, whole or not at all (see ``_outfile``)."""
+        from .._outfile import write_output
+
+        write_output(path, self.model_dump_json(indent=2) + "\n")

@@ -1,39 +1,79 @@
 """Fit a :class:`Calibration` from labelled judgments, refusing to fit on too few.
 
-A sample is one (criterion, the judge's probabilities, the human label). Binary
-criteria are calibrated over MET and UNMET (CANNOT_ASSESS joins only when the
-humans used it often enough to learn it); multi-choice criteria over their
-options. A criterion gets its own group when it has enough labels itself;
-every criterion also feeds its pooled group.
+A sample is one (criterion, the judge's probabilities, its hidden state when the
+judge gave one, the human label). Binary criteria are calibrated over MET and UNMET
+(CANNOT_ASSESS joins only when the humans used it often enough to learn it);
+multi-choice criteria over their options.
+
+Two stages. Every criterion feeds the pooled group of its kind, fitted on the
+judge's answers: a scale and biases (``platt``), plus, for binary criteria with
+``method="probe"``, a probe on the judge's hidden state. Then each criterion with
+a handful of labels of its own (``MIN_PER_CRITERION``, both answers present) gets
+an adjustment fitted on what the pooled group makes of its answers, pulled towards
+no change (``criterion_l2``): a few labels move its threshold a little, many move
+it as far as they show. The defaults were chosen on real labelled data
+(``benchmarks/judge_agreement.py``, docs/trust.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from .._errors import UsageError
 from .._model._rubric import Criterion
 from ._fit import apply_fit, fit_scale_bias
-from ._model import BINARY, POSITIONS, CalibrationGroup, by_position, group_ids, position_of
+from ._model import (
+    BINARY,
+    POSITIONS,
+    Calibration,
+    CalibrationGroup,
+    by_position,
+    group_ids,
+    position_of,
+)
+from ._probe import fit_probe
 
-__all__ = ["MIN_PER_LABEL", "MIN_POOLED", "MIN_PER_CRITERION", "Sample", "fit_groups"]
+__all__ = [
+    "CRITERION_L2",
+    "MIN_PER_CRITERION",
+    "MIN_PER_CRITERION_LABEL",
+    "MIN_PER_LABEL",
+    "MIN_POOLED",
+    "PROBE_C",
+    "Method",
+    "Sample",
+    "fit_groups",
+]
+
+Method = Literal["platt", "probe"]
 
 MIN_POOLED = 20
 """Labelled answers a pooled group needs at least ..."""
 MIN_PER_LABEL = 5
 """... with at least this many of each label it learns (binary: MET and UNMET)."""
-MIN_PER_CRITERION = 40
-"""Labelled answers one criterion needs before it gets its own group."""
+MIN_PER_CRITERION = 8
+"""Labelled answers one criterion needs for its own adjustment on the pooled fit ..."""
+MIN_PER_CRITERION_LABEL = 2
+"""... with at least this many of each of two labels."""
+CRITERION_L2 = 1.0
+"""How hard a criterion's adjustment is pulled towards no change."""
+PROBE_C = 0.03
+"""The probe's regularisation (scikit-learn's ``C``)."""
 
 
 @dataclass(frozen=True)
 class Sample:
-    """One labelled judgment: the criterion, the judge's probabilities, the human label."""
+    """One labelled judgment: the criterion, the judge's probabilities, the human label.
+
+    ``features`` is the judge's hidden state at the decision, when it gave one.
+    """
 
     criterion: Criterion
     probabilities: dict[str, float]
     truth: str
+    features: bytes | None = None
 
 
 def _labels(criterion: Criterion, samples: Sequence[Sample]) -> list[str]:
@@ -72,7 +112,14 @@ def _placed(samples: Sequence[Sample]) -> list[Sample]:
     ]
 
 
-def _fit_group(gid: str, samples: Sequence[Sample], minimum: int) -> CalibrationGroup | None:
+def _fit_group(
+    gid: str,
+    samples: Sequence[Sample],
+    minimum: int,
+    *,
+    l2: float = 1.0,
+    per_label: int = MIN_PER_LABEL,
+) -> CalibrationGroup | None:
     if gid.startswith(POSITIONS):
         samples = _placed(samples)
         n = len(samples[0].criterion.options or [])
@@ -81,12 +128,12 @@ def _fit_group(gid: str, samples: Sequence[Sample], minimum: int) -> Calibration
         labels = _labels(samples[0].criterion, samples)
     usable = [s for s in samples if s.truth in labels]
     counts = {label: sum(s.truth == label for s in usable) for label in labels}
-    learnable = [label for label in labels if counts[label] >= MIN_PER_LABEL]
+    learnable = [label for label in labels if counts[label] >= per_label]
     if len(usable) < minimum or len(learnable) < 2:
         return None
     probs = [[s.probabilities.get(label, 0.0) for label in labels] for s in usable]
     truth = [labels.index(s.truth) for s in usable]
-    fit = fit_scale_bias(labels, probs, truth)
+    fit = fit_scale_bias(labels, probs, truth, l2=l2)
 
     def accuracy(rows: list[list[float]]) -> float:
         picks = [max(range(len(r)), key=lambda i: (r[i], -i)) for r in rows]
@@ -106,25 +153,81 @@ def _fit_group(gid: str, samples: Sequence[Sample], minimum: int) -> Calibration
     )
 
 
-def fit_groups(samples: Sequence[Sample]) -> list[CalibrationGroup]:
-    """Fit every group the samples support.
+def fit_groups(
+    samples: Sequence[Sample],
+    method: Method = "platt",
+    *,
+    probe_c: float = PROBE_C,
+    criterion_l2: float = CRITERION_L2,
+) -> list[CalibrationGroup]:
+    """Fit every group the samples support (see the module docstring).
 
     Raises:
-        UsageError: no group has enough labels; the message says how many are needed.
+        UsageError: no group has enough labels (the message says how many are
+            needed), or ``method="probe"`` on answers that carry no hidden state.
     """
     by_group: dict[str, list[Sample]] = {}
     for s in samples:
         for gid in group_ids(s.criterion):
             by_group.setdefault(gid, []).append(s)
-    groups = []
-    for gid in sorted(by_group, key=lambda g: (not g.startswith("pooled"), g)):
-        minimum = MIN_POOLED if gid.startswith("pooled") else MIN_PER_CRITERION
-        fitted = _fit_group(gid, by_group[gid], minimum)
+    pooled: list[CalibrationGroup] = []
+    for gid in sorted(g for g in by_group if g.startswith("pooled")):
+        fitted = _fit_group(gid, by_group[gid], MIN_POOLED)
+        if fitted is not None and method == "probe" and fitted.labels == list(BINARY):
+            fitted = _with_probe(fitted, by_group[gid], probe_c)
         if fitted is not None:
-            groups.append(fitted)
-    if not groups:
+            pooled.append(fitted)
+    first = Calibration(judge="", verdict_method="", groups=pooled)
+    own: list[CalibrationGroup] = []
+    for gid in sorted(g for g in by_group if not g.startswith("pooled")):
+        group_samples = by_group[gid]
+        if first.chain_for(group_samples[0].criterion):  # an adjustment on the pooled fit
+            staged = [_through(first, s) for s in group_samples]
+            fitted = _fit_group(
+                gid,
+                [s for s in staged if s is not None],
+                MIN_PER_CRITERION,
+                l2=criterion_l2,
+                per_label=MIN_PER_CRITERION_LABEL,
+            )
+            if fitted is not None:
+                own.append(fitted.model_copy(update={"base": "pooled"}))
+        else:  # no pooled fit to build on: the criterion's own, as before
+            fitted = _fit_group(gid, group_samples, MIN_POOLED)
+            if fitted is not None:
+                own.append(fitted)
+    if not pooled and not own:
         raise UsageError(_too_few(by_group))
-    return groups
+    return pooled + own
+
+
+def _through(calibration: Calibration, s: Sample) -> Sample | None:
+    """``s`` with the probabilities the pooled groups give it (None if none applies)."""
+    decided = calibration.calibrate(s.criterion, s.probabilities, s.features)
+    return replace(s, probabilities=decided[1]) if decided is not None else None
+
+
+def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) -> CalibrationGroup:
+    usable = [s for s in samples if s.truth in BINARY]
+    missing = sum(s.features is None for s in usable)
+    if missing:
+        raise UsageError(
+            f"--method probe reads the judge's hidden state, and {missing} of {len(usable)} "
+            "labelled answers have none: use the local judge (or --method platt)"
+        )
+    probe = fit_probe(
+        [s.features for s in usable if s.features is not None],
+        [(s.probabilities.get("MET", 0.0), s.probabilities.get("UNMET", 0.0)) for s in usable],
+        [s.truth == "MET" for s in usable],
+        regularisation=c,
+    )
+    with_probe = group.model_copy(update={"probe": probe})
+    cal = Calibration(judge="", verdict_method="", groups=[with_probe])
+    right = 0
+    for s in usable:
+        decided = cal.calibrate(s.criterion, s.probabilities, s.features)
+        right += decided is not None and decided[0] == s.truth
+    return with_probe.model_copy(update={"train_accuracy_calibrated": right / len(usable)})
 
 
 def _too_few(by_group: dict[str, list[Sample]]) -> str:

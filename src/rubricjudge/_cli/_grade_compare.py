@@ -17,9 +17,9 @@ from typing import IO, Any
 
 from .._errors import ConfigError
 from .._model._rubric import Rubric
+from .._outfile import OutputFile
 from ._compare_io import GroupItem, PairItem, iter_groups, iter_pairs, read_source
 from ._grader_args import judge_names
-from ._output import atomic_output
 
 __all__ = ["check_compare_args", "run_compare"]
 
@@ -152,12 +152,21 @@ def run_compare(args: argparse.Namespace, rubric: Rubric) -> int:
         total, items = read_source(args.input, iter_groups)
     if args.dry_run:
         return _dry_run(args, rubric, grader, items)
-    with atomic_output(args.output) as out:
+    target = OutputFile(args.output, flag="-o") if args.output else None
+    out: IO[str] = target.stream if target is not None else sys.stdout
+    try:
         tally, summary = asyncio.run(_run(args, rubric, grader, items, total, out))
+        graded = not (tally.items and tally.graded == 0)
+        if target is not None and graded:  # otherwise what the user had at -o stays
+            target.commit()
+    finally:
+        if target is not None:
+            target.discard()
     print(_summary_text(args, tally, summary), file=sys.stderr)
-    if tally.graded == 0 and tally.items:
+    if not graded:
         what = "pair could be compared" if args.pairwise else "group could be ranked"
-        print(f"rubricjudge: error: no {what} (see the errors above)", file=sys.stderr)
+        kept = f"; {args.output} was left as it was" if target and not target.streaming else ""
+        print(f"rubricjudge: error: no {what} (see the errors above){kept}", file=sys.stderr)
         return 1
     return 0
 

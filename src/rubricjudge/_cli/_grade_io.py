@@ -37,21 +37,47 @@ def _text(obj: dict[str, Any], key: str, where: str) -> str | None:
     return value
 
 
+def _submission(obj: dict[str, Any], where: str) -> Any:
+    """The line's submission: ``submission`` (text or thinking/output) or ``messages``."""
+    from .._model._messages import read_messages
+    from .._model._submission import Submission, to_submission
+
+    has_text, has_messages = "submission" in obj, "messages" in obj
+    if has_text == has_messages:
+        raise ConfigError(
+            f"{where}: "
+            + ("give 'submission' or 'messages', not both" if has_text else "missing 'submission'")
+            + " (a line holds 'submission': text or {thinking, output}, or 'messages': a "
+            "conversation in OpenAI or Anthropic form)"
+        )
+    if "system" in obj and not has_messages:
+        raise ConfigError(f"{where}: 'system' goes with 'messages' (Anthropic's system prompt)")
+    try:
+        if has_messages:
+            conv = read_messages(obj["messages"], system=obj.get("system"), where="messages")
+            return Submission.of_conversation(conv)
+        return to_submission(obj["submission"], where="submission")
+    except RubricJudgeError as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
 def read_items(stream: IO[str], name: str) -> list[Item]:
     """Read every item of a JSONL stream into a list (see :func:`iter_items`)."""
     return list(iter_items(stream, name))
 
 
 def iter_items(stream: IO[str], name: str) -> Iterator[Item]:
-    """Yield items from JSONL lines of ``submission`` and optional ``id``, ``query``, ``reference``.
+    """Yield items from JSONL lines of ``submission`` (or ``messages``) and ``id``, ``query`` ...
+
+    A line holds ``submission`` (text or ``{thinking, output}``) or ``messages`` (a
+    conversation, OpenAI or Anthropic; with Anthropic's top-level ``system`` beside
+    it), and optionally ``id``, ``query`` and ``reference``.
 
     One line is read at a time, so a large input costs no memory in proportion.
 
     Raises:
         ConfigError: naming the file and line number of the first bad line.
     """
-    from .._graders._inputs import to_submission
-
     lines = numbered_lines(stream)
     while True:
         try:
@@ -74,12 +100,7 @@ def iter_items(stream: IO[str], name: str) -> Iterator[Item]:
             raise ConfigError(f"{where}: {e}") from None
         if not isinstance(obj, dict):
             raise ConfigError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-        if "submission" not in obj:
-            raise ConfigError(f"{where}: missing 'submission' (text or {{thinking, output}})")
-        try:
-            sub = to_submission(obj["submission"], where="submission")
-        except RubricJudgeError as e:
-            raise ConfigError(f"{where}: {e}") from None
+        sub = _submission(obj, where)
         ident = obj.get("id")
         reference = _text(obj, "reference", where)
         if reference is None:
@@ -115,6 +136,7 @@ class Tally:
         self.unknown_cost = 0
         self.criterion_errors = 0
         self.not_graded = 0
+        self.failures: list[str] = []  # the first items not graded, with why
         self.endpoints: dict[str, EndpointStats] = {}
         self.flips = FlipTally()
 
@@ -123,6 +145,8 @@ class Tally:
         self.items += 1
         if r.score is None:
             self.not_graded += 1
+            if len(self.failures) < 3:
+                self.failures.append(f"{r.id}: {r.error or 'no score'}")
         else:
             self.scores.append(r.score)
         self.calls += r.judge_calls
@@ -155,6 +179,7 @@ class Tally:
         lines.append(
             f"errors: {self.criterion_errors} criteria; items not graded: {self.not_graded}"
         )
+        lines.extend(f"  {f}" for f in self.failures)
         lines.extend(self.flips.lines())
         if self.endpoints:
             from .._runs._summary import endpoint_lines

@@ -12,7 +12,46 @@ from ._batch_args import batch_saving
 from ._repeat_args import repeat_options
 from ._trust_args import base_url_option, cache_options, cascade_estimate, trust_options
 
-__all__ = ["build_grader", "dry_run", "grader_spec", "judge_names"]
+__all__ = [
+    "add_conversation_args",
+    "build_grader",
+    "conversation_options",
+    "dry_run",
+    "grader_spec",
+    "judge_names",
+]
+
+
+def add_conversation_args(p: argparse.ArgumentParser) -> None:
+    """``--conversation-budget`` and ``--over-budget``: how much of a conversation judges see."""
+    g = p.add_argument_group("conversations (items with 'messages')")
+    g.add_argument(
+        "--conversation-budget",
+        type=int,
+        metavar="TOKENS",
+        help="show judges at most this many tokens (characters / 4) of a conversation "
+        "(default: each judge's own: local 2496, others 32000; see docs/conversations.md)",
+    )
+    g.add_argument(
+        "--over-budget",
+        choices=["error", "elide"],
+        default="error",
+        help="a conversation past the budget: error (its judged criteria fail, recorded; "
+        "the default) or elide (keep the first and last turns, mark the rest elided)",
+    )
+
+
+def conversation_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The grader options of the conversation flags (empty when left at their defaults)."""
+    out: dict[str, Any] = {}
+    budget = getattr(args, "conversation_budget", None)
+    if budget is not None:
+        if budget < 1:
+            raise ConfigError(f"--conversation-budget {budget!r} must be at least 1 token")
+        out["conversation_budget"] = budget
+    if getattr(args, "over_budget", "error") != "error":
+        out["over_budget"] = args.over_budget
+    return out
 
 
 def _judge_specs(args: argparse.Namespace) -> list[Any]:
@@ -44,6 +83,7 @@ def grader_spec(args: argparse.Namespace) -> Any:
     options: dict[str, Any] = {"concurrency": args.concurrency}
     options.update(trust_options(args, kind))
     options.update(repeat_options(args, kind))
+    options.update(conversation_options(args))
     max_examples = getattr(args, "max_examples", None)  # `evaluate` has no --max-examples
     if max_examples is not None and kind != "holistic":
         options["max_examples"] = max_examples

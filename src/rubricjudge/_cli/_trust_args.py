@@ -70,6 +70,12 @@ def add_trust_args(p: argparse.ArgumentParser, *, calibration: bool = True) -> N
         help="what a MET whose quote is not in the submission becomes (default downgrade: UNMET)",
     )
     g.add_argument(
+        "--no-reasons",
+        action="store_true",
+        help="with --verdict-method verdict-only, do not ask the judge why for the criteria "
+        "that cost points (one short extra call each, the default)",
+    )
+    g.add_argument(
         "--escalate-to",
         metavar="SPEC",
         help="a stronger judge that re-answers the criteria the first judge was unsure of",
@@ -93,6 +99,7 @@ def trust_options(args: argparse.Namespace, grader: str) -> dict[str, Any]:
         "--verdict-method": args.verdict_method != "auto",
         "--calibration": bool(getattr(args, "calibration", None)),
         "--escalate-to": bool(args.escalate_to),
+        "--no-reasons": bool(getattr(args, "no_reasons", False)),
     }
     if grader != "per-criterion":
         used = [flag for flag, on in asked.items() if on]
@@ -110,6 +117,8 @@ def trust_options(args: argparse.Namespace, grader: str) -> dict[str, Any]:
         "evidence": args.evidence,
         "evidence_policy": args.evidence_policy,
     }
+    if getattr(args, "no_reasons", False):
+        options["reasons"] = False
     if getattr(args, "calibration", None):
         options["calibration"] = args.calibration
     if args.escalate_to:

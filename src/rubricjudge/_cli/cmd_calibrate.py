@@ -60,6 +60,15 @@ def register(subparsers: Any) -> None:
         "them in the prompt and fit on that pass; grading with the calibration shows them "
         "(--max-examples caps them). Default 0: none",
     )
+    p.add_argument(
+        "--method",
+        choices=["auto", "platt", "probe"],
+        default="auto",
+        help="platt: a scale and bias on the judge's probabilities; probe: also a probe on "
+        "its hidden state (the local judge); auto (default): probe when the judge gives "
+        "hidden states, else platt. Either way each criterion with a few labels of its own "
+        "gets an adjustment on the pooled fit",
+    )
     add_trust_args(p, calibration=False)
     p.set_defaults(func=run)
 
@@ -82,7 +91,7 @@ def _read_ids(path: str) -> list[str]:
         if not isinstance(data, list) or not all(isinstance(x, str | int) for x in data):
             raise ConfigError(f"--train-ids: {path} must hold a list of ids (strings)")
         return [str(x) for x in data]
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    return [line.strip() for line in text.split("\n") if line.strip()]  # ids may hold U+2028
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             dataset_source=source,
             examples=args.examples,
+            method=args.method,
         )
     )
     calibration.save(out)

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     for change in changes:
         print(f"rubricjudge: warning: {change}", file=sys.stderr)
     if args.output:
-        write_text(args.output, render(out, dump_kind(args.output)))
+        write_text(args.output, render(out, dump_kind(args.output)), flag="-o")
         print(f"wrote {args.output} ({args.to})", file=sys.stderr)
     else:
         sys.stdout.write(render(out, kind))

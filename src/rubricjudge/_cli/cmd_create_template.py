@@ -130,6 +130,6 @@ def run(args: argparse.Namespace) -> int:
     dest = Path(args.output)
     if dest.exists() and not args.force:
         raise ConfigError(f"{args.output!r} exists; pass --force to overwrite it")
-    write_text(dest, render(data, dump_kind(dest)))
+    write_text(dest, render(data, dump_kind(dest)), flag="-o")
     print(f"wrote {dest} (OpenRubricRL template, domain {args.domain})", file=sys.stderr)
     return 0

@@ -17,7 +17,7 @@ from .._errors import ConfigError
 from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
-from ._grader_args import build_grader, dry_run, grader_spec
+from ._grader_args import add_conversation_args, build_grader, dry_run, grader_spec
 from ._repeat_args import add_repeat_args
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
 
@@ -74,9 +74,23 @@ def register(subparsers: Any) -> None:
         help="Ray actors grading (default: one per CPU of the cluster); --concurrency "
         "then applies to each",
     )
+    g.add_argument(
+        "--ray-env",
+        choices=["judge", "none"],
+        default="judge",
+        help="environment variables the actors get: judge (default): those the judges "
+        "read (their API keys and base URLs, the cache directory, TLS and proxies); none",
+    )
+    g.add_argument(
+        "--ray-env-var",
+        action="append",
+        metavar="NAME",
+        help="give the actors this variable too (repeatable)",
+    )
     add_cache_args(p)
     add_trust_args(p)
     add_repeat_args(p)
+    add_conversation_args(p)
     add_batch_args(p)
     p.set_defaults(func=run)
 
@@ -111,7 +125,13 @@ def _ray_executor(args: argparse.Namespace) -> Any:
 
     if args.ray_actors is not None and args.ray_actors < 1:
         raise ConfigError(f"--ray-actors {args.ray_actors!r} must be at least 1")
-    return RayExecutor(grader_spec(args), actors=args.ray_actors, address=args.ray_address)
+    return RayExecutor(
+        grader_spec(args),
+        actors=args.ray_actors,
+        address=args.ray_address,
+        forward_env=args.ray_env == "judge",
+        extra_env=args.ray_env_var or (),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,8 +142,11 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
-    if args.executor != "ray" and (args.ray_address or args.ray_actors is not None):
-        raise ConfigError("--ray-address and --ray-actors need --executor ray")
+    ray_only = args.ray_address or args.ray_actors is not None or args.ray_env_var
+    if args.executor != "ray" and (ray_only or args.ray_env != "judge"):
+        raise ConfigError(
+            "--ray-address, --ray-actors, --ray-env and --ray-env-var need --executor ray"
+        )
     batch = None if args.dry_run else batch_options(args)
     dataset = load_dataset_arg(args.dataset)
     grader = build_grader(args)

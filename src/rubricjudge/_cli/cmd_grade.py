@@ -3,7 +3,7 @@
 A thin command over the runs engine that ``evaluate`` uses: input is streamed
 (a file is checked in a first pass, then read again as it is graded), items are
 graded by a fixed pool of workers and written in input order through a bounded
-reorder buffer, each line flushed. With ``--run-dir`` every judgment and item is
+reorder buffer, each line flushed to stdout or a pipe. With ``--run-dir`` every judgment and item is
 committed as it arrives and ``--resume`` continues a killed run. The summary and
 the progress bar go to stderr. ``--dry-run`` counts calls, tokens and dollars.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import io
 import json
 import sys
 from collections.abc import Iterator
@@ -23,11 +24,11 @@ from .._errors import ConfigError
 from .._graders._spec import GRADER_KINDS
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+from .._outfile import OutputFile
 from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
-from ._grader_args import build_grader, dry_run, judge_names
-from ._output import atomic_output
+from ._grader_args import add_conversation_args, build_grader, dry_run, judge_names
 from ._repeat_args import add_repeat_args
 from ._trust_args import (
     BASE_URL_HELP,
@@ -43,16 +44,21 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "grade",
         help="grade submissions against a rubric",
-        description="Grade submissions (JSONL: submission, id, query, reference) against a "
-        "rubric; write one EvaluationReport per line, in input order. With --pairwise, compare "
-        "pairs (submission_a, submission_b) in both orders; with --group, rank the submissions "
-        "of each line against each other.",
+        description="Grade submissions (JSONL: submission or messages, id, query, reference) "
+        "against a rubric; write one EvaluationReport per line, in input order. With "
+        "--pairwise, compare pairs (submission_a, submission_b) in both orders; with --group, "
+        "rank the submissions of each line against each other.",
         epilog="Exit codes: 0 graded (items whose judges failed are recorded in their "
         "reports); 1 a usage or input error, or no item could be graded (-o then keeps what "
         "it held); 2 bad command-line usage; 130 interrupted; 141 stdout closed.",
     )
     p.add_argument("rubric", help="rubric file (YAML or JSON, any supported format)")
-    p.add_argument("input", nargs="?", help="JSONL file of submissions, or - for stdin")
+    p.add_argument(
+        "input",
+        nargs="?",
+        help="JSONL file of submissions ('submission': text, or 'messages': a conversation), "
+        "or - for stdin",
+    )
     p.add_argument("-o", "--output", help="write the JSONL reports here (default: stdout)")
     p.add_argument("--text", help="grade this one submission instead of an input file")
     p.add_argument("--query", help="the query for --text")
@@ -118,6 +124,7 @@ def register(subparsers: Any) -> None:
     add_cache_args(p)
     add_trust_args(p)
     add_repeat_args(p)
+    add_conversation_args(p)
     add_batch_args(p)
     p.set_defaults(func=run)
 
@@ -183,16 +190,39 @@ class _Source:
         if self.text is not None:
             yield Item(line=0, id="1", submission=self.text, query=self.query, reference=None)
         elif self.path is None:
-            yield from iter_items(sys.stdin, "<stdin>")
+            yield from iter_items(_strict_stdin(), "<stdin>")
         else:
             with self.path.open(encoding="utf-8") as f:
                 yield from iter_items(f, str(self.path))
 
 
+def _strict_stdin() -> IO[str]:
+    """Stdin decoded as strict UTF-8.
+
+    Python reads stdin with ``errors="surrogateescape"`` under a C or POSIX locale, so
+    a byte that is not UTF-8 would reach the judge (or the JSON parser, reported as
+    "not valid JSON") instead of being reported as what it is.
+    """
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # already text (a test's StringIO)
+        return sys.stdin
+    return io.TextIOWrapper(buffer, encoding="utf-8", errors="strict")
+
+
 async def _write_reports(
-    args: argparse.Namespace, rubric: Rubric, grader: Any, source: _Source, out: IO[str]
+    args: argparse.Namespace,
+    rubric: Rubric,
+    grader: Any,
+    source: _Source,
+    out: IO[str],
+    *,
+    flush: bool = True,
 ) -> Tally:
-    """Grade every item through the runs layer's driver; write each report as one line."""
+    """Grade every item through the runs layer's driver; write each report as one line.
+
+    ``flush`` sends each line on at once (stdout, a pipe); a temporary ``-o`` file,
+    which nobody reads before it is renamed, is not flushed line by line.
+    """
     from .._runs._drive import RunOptions, grade_items
 
     tally = Tally()
@@ -202,7 +232,8 @@ async def _write_reports(
         data = report.to_jsonable()
         data = {"id": data.pop("id", None), **data}  # the id first, for people reading
         out.write(json.dumps(data, ensure_ascii=False) + "\n")
-        out.flush()
+        if flush:
+            out.flush()
 
     options = RunOptions(
         run_dir=args.run_dir,
@@ -243,10 +274,23 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
         return dry_run(args, grader, work)
-    with atomic_output(args.output) as out:
-        tally = asyncio.run(_write_reports(args, rubric, grader, source, out))
+    target = OutputFile(args.output, flag="-o") if args.output else None
+    out: IO[str] = target.stream if target is not None else sys.stdout
+    try:
+        streamed = target is None or target.streaming
+        tally = asyncio.run(_write_reports(args, rubric, grader, source, out, flush=streamed))
+        graded = not (tally.items and tally.not_graded == tally.items)
+        if target is not None and graded:  # otherwise what the user had at -o stays
+            target.commit()
+    finally:
+        if target is not None:
+            target.discard()
     print(tally.text(judges=", ".join(judge_names(args)), grader=args.grader), file=sys.stderr)
-    if tally.items and tally.not_graded == tally.items:
-        print("rubricjudge: error: no item could be graded (see the errors above)", file=sys.stderr)
+    if not graded:
+        kept = f"; {args.output} was left as it was" if target and not target.streaming else ""
+        print(
+            f"rubricjudge: error: no item could be graded (see the errors above){kept}",
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     out_kind = kind if args.in_place or not args.output else dump_kind(dest)
-    write_text(dest, render(result.data, out_kind))
+    write_text(dest, render(result.data, out_kind), flag="--in-place" if args.in_place else "-o")
     for change in result.changes:
         print(f"  {change}")
     review = sum(1 for c in result.changes if c.review)

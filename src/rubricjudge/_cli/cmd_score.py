@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
 from .._errors import ConfigError, VerdictError
@@ -62,7 +63,9 @@ def register(subparsers: Any) -> None:
         "--compat",
         choices=list(COMPAT_CHOICES),
         default="rubricjudge",
-        help="whose scoring rules: rubricjudge's (default) or dataknobs' executor's",
+        help="whose scoring rules: rubricjudge's (default); autorubric's arithmetic (the "
+        "same rules, sums added in rubric order, to match it to the last bit); or dataknobs' "
+        "executor's",
     )
     p.add_argument(
         "--no-normalize",
@@ -110,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--partial-credit: {e}") from None
     if args.compat == "dataknobs":
         policy = ScoringPolicy.dataknobs(normalize=not args.no_normalize)
+    elif args.compat == "autorubric":
+        policy = replace(policy, compat="autorubric")
     rubric = load_file(args.rubric)
     verdicts = _read_verdicts(args.verdicts)
     try:

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from .._errors import ConfigError
+from .._rewards._batch import DEFAULT_NEUTRAL, ON_FAILURE
 from .._server._settings import DEFAULT_TIMEOUT_S
+from ._trust_args import BASE_URL_HELP, add_cache_args, base_url_option, cache_options
 
 __all__ = ["register", "run"]
 
 DESCRIPTION = """\
 Serve rubrics over HTTP: GET /health, GET /rubrics, GET /rubrics/{id},
-POST /score, POST /score/batch and GET /openapi.json.
+POST /score, POST /score/batch, GET /openapi.json, and POST /get_reward
+(OpenRLHF's remote reward model protocol: see docs/rl-training.md).
 
-Rubrics come from --rubrics-dir (files directly in it, by file stem) or --db (the
-rubric registry); never from a path in a request. Every endpoint but /health and
-/openapi.json needs "Authorization: Bearer <token>", the token read from
---token-file or $RUBRICJUDGE_SERVE_TOKEN. --no-auth turns that off, and is refused
-unless --host is a loopback address.
+Rubrics come from --rubric (one file), --rubrics-dir (files directly in it, by
+file stem) or --db (the rubric registry); never from a path in a request. Every
+endpoint but /health and /openapi.json needs "Authorization: Bearer <token>",
+the token read from --token-file or $RUBRICJUDGE_SERVE_TOKEN (/get_reward also
+takes ?token=<token> in the URL, for trainers that send no headers). --no-auth
+turns that off, and is refused unless --host is a loopback address.
 """
 
 
@@ -34,17 +37,48 @@ def register(subparsers: Any) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--rubric", metavar="FILE", help="serve this rubric; /get_reward grades with it"
+    )
     where.add_argument("--rubrics-dir", metavar="DIR", help="serve the rubric files in DIR")
     where.add_argument("--db", metavar="URL", help="serve the rubrics of this registry")
     p.add_argument("--token-file", metavar="F", help="file holding the bearer token")
     p.add_argument("--no-auth", action="store_true", help="no token (only with a loopback --host)")
     p.add_argument("--judge", default="local", help="judge spec (default: local)")
+    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
+    add_cache_args(p)
     p.add_argument(
         "--max-body-bytes", type=int, default=1024 * 1024, help="largest body (default 1 MiB)"
     )
     p.add_argument("--max-batch", type=int, default=64, help="most items per batch (default 64)")
     p.add_argument(
-        "--concurrency", type=int, default=8, help="items of a batch graded at once (default 8)"
+        "--concurrency",
+        type=int,
+        default=8,
+        help="items of a /score/batch graded at once, and /get_reward rollouts graded at "
+        "once across all requests (default 8)",
+    )
+    p.add_argument(
+        "--judge-concurrency",
+        type=int,
+        metavar="N",
+        help="judge calls at once across all requests (default: the judge's own limit, "
+        "32 for a provider)",
+    )
+    p.add_argument(
+        "--on-failure",
+        choices=ON_FAILURE,
+        default="error",
+        help="/get_reward, a rollout the judge could not score: error (the request fails, "
+        "the default), skip (its reward is null) or neutral (--neutral-reward)",
+    )
+    p.add_argument(
+        "--neutral-reward",
+        type=float,
+        default=DEFAULT_NEUTRAL,
+        metavar="X",
+        help="the reward of a failed rollout with --on-failure neutral "
+        f"(default {DEFAULT_NEUTRAL:g})",
     )
     p.add_argument(
         "--timeout",
@@ -60,7 +94,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check the settings, then serve until interrupted."""
     from .._graders import CriterionGrader
-    from .._server import DirectorySource, RegistrySource, ServerSettings, serve
+    from .._server import DirectorySource, FileSource, RegistrySource, ServerSettings, serve
     from .._server._run import auth_token
 
     if not 0 < args.port < 65536:
@@ -70,12 +104,24 @@ def run(args: argparse.Namespace) -> int:
         ("--max-batch", args.max_batch),
         ("--concurrency", args.concurrency),
         ("--timeout", args.timeout),
+        ("--judge-concurrency", 1 if args.judge_concurrency is None else args.judge_concurrency),
     ):
         if not value > 0:  # checked here so the message names the flag
             raise ConfigError(f"{flag} {value!r} must be a positive number")
     token = auth_token(args.host, token_file=args.token_file, no_auth=args.no_auth)
-    source: Any = DirectorySource(args.rubrics_dir) if args.rubrics_dir else RegistrySource(args.db)
-    grader = CriterionGrader(judge=args.judge)
+    source: Any
+    if args.rubric:
+        source = FileSource(args.rubric)
+    elif args.rubrics_dir:
+        source = DirectorySource(args.rubrics_dir)
+    else:
+        source = RegistrySource(args.db)
+    judge_options = cache_options(args)
+    if args.base_url:
+        judge_options["base_url"] = base_url_option(args.base_url)
+    grader = CriterionGrader(
+        judge=args.judge, concurrency=args.judge_concurrency, judge_options=judge_options
+    )
     settings = ServerSettings(
         source=source,
         grader=grader,
@@ -84,11 +130,11 @@ def run(args: argparse.Namespace) -> int:
         max_batch=args.max_batch,
         concurrency=args.concurrency,
         timeout_s=args.timeout,
+        default_rubric=source.rubric_id if args.rubric else None,
+        on_failure=args.on_failure,
+        neutral_value=args.neutral_reward,
     )
     auth = "bearer token" if token else "no authentication (loopback only)"
-    print(
-        f"rubricjudge: serving {source.description} on http://{args.host}:{args.port} ({auth})",
-        file=sys.stderr,
-    )
-    serve(settings, args.host, args.port)
+    banner = f"rubricjudge: serving {source.description} on http://{args.host}:{args.port} ({auth})"
+    serve(settings, args.host, args.port, banner=banner)
     return 0

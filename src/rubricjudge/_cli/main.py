@@ -8,14 +8,16 @@ line on stderr and exit code 1 (2 for bad command-line usage, 130 when interrupt
 
 from __future__ import annotations
 
-import argparse
+# only what the interpreter has loaded already: the first lines of main() must run as
+# soon as possible, so that Ctrl-C while the commands load is caught like any other
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .._errors import RubricJudgeError
-from .._version import __version__
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 __all__ = ["build_parser", "main"]
 
@@ -29,6 +31,7 @@ COMMANDS: tuple[str, ...] = (
     "evaluate",
     "calibrate",
     "metrics",
+    "gate",
     "report",
     "lint",
     "registry",
@@ -40,6 +43,10 @@ COMMANDS: tuple[str, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, every command registered."""
+    import argparse
+
+    from .._version import __version__
+
     parser = argparse.ArgumentParser(
         prog="rubricjudge",
         description="Rubric-based evaluation of LLM outputs.",
@@ -53,6 +60,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    try:  # from the first line: Ctrl-C while the commands load is no traceback either
+        return _run(argv)
+    except KeyboardInterrupt:
+        print("rubricjudge: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `rubricjudge ... | head` closed the pipe: stop quietly
+        _silence_stdout()
+        return 141
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    from .._errors import RubricJudgeError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -63,12 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RubricJudgeError as e:
         print(f"rubricjudge: error: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("rubricjudge: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `rubricjudge ... | head` closed the pipe: stop quietly
-        _silence_stdout()
-        return 141
     return code
 
 

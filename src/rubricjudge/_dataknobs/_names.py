@@ -11,6 +11,7 @@ do clash (dataknobs' async ``RubricRegistry``) live in :mod:`rubricjudge.datakno
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import model_validator
@@ -47,11 +48,6 @@ class RubricLevel(CriterionOption):
     def _score_is_value(cls, data: Any) -> Any:
         return _renamed(data, "score", "value", "RubricLevel")
 
-    @property
-    def score(self) -> float:
-        """The level's credit (the option's ``value``)."""
-        return self.value
-
 
 class RubricCriterion(Criterion):
     """A dataknobs criterion: ``id``, ``name``, ``description``, ``weight``, ``levels``.
@@ -63,11 +59,6 @@ class RubricCriterion(Criterion):
     @classmethod
     def _levels_are_options(cls, data: Any) -> Any:
         return _renamed(data, "levels", "options", "RubricCriterion")
-
-    @property
-    def levels(self) -> list[CriterionOption]:
-        """The options (dataknobs' levels), lowest first as listed."""
-        return list(self.options or [])
 
 
 class RubricExecutor:
@@ -103,8 +94,11 @@ class RubricExecutor:
     ) -> EvaluationReport:
         """Evaluate ``target`` against ``rubric``; the report's ``weighted_score`` is its score.
 
-        ``target_id`` becomes the report's ``id``; both it and the target type
-        (the rubric's ``target_type`` when not given) are kept in ``metadata``.
+        ``target_id`` becomes the report's ``id``. dataknobs' evaluation fields are
+        kept in ``metadata`` and read as attributes: ``rubric_id``,
+        ``rubric_version``, ``target_id``, ``target_type`` (the rubric's when not
+        given), ``evaluated_at`` (now, ISO 8601 UTC) and ``evaluated_by`` (the
+        judge's name, else ``rubricjudge``).
         """
         report = await evaluate_rubric(
             rubric,
@@ -115,5 +109,14 @@ class RubricExecutor:
             policy=self.policy,
         )
         kind = target_type or rubric.target_type or ""
-        meta = {**report.metadata, "target_id": target_id, "target_type": kind}
+        by = self.llm if isinstance(self.llm, str) else getattr(self.llm, "name", None)
+        meta = {
+            **report.metadata,
+            "rubric_id": rubric.id,
+            "rubric_version": rubric.version,
+            "target_id": target_id,
+            "target_type": kind,
+            "evaluated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "evaluated_by": by or "rubricjudge",
+        }
         return report.model_copy(update={"id": target_id or report.id, "metadata": meta})

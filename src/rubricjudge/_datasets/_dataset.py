@@ -19,7 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
-from .._errors import DatasetError, VerdictError
+from .._errors import ConversationError, DatasetError, VerdictError
+from .._model._conversation import Conversation
+from .._model._messages import read_messages
 from .._model._rubric import CriterionVerdict, Rubric
 from .._model._scoring import CannotAssessStrategy
 from .._model._verdicts import reports_from_verdicts
@@ -36,7 +38,8 @@ class DataItem:
     """One submission to grade, optionally with ground-truth verdicts.
 
     Attributes:
-        submission: The text to grade (structured content as a JSON string).
+        submission: The text to grade (structured content as a JSON string), or a
+            :class:`~rubricjudge.conversations.Conversation` (``messages`` in files).
         description: A short note on the item ("good answer", "system B").
         ground_truth: One value per leaf criterion: a verdict or an option label.
         rubric: A rubric for this item only; the dataset's rubric otherwise.
@@ -46,7 +49,7 @@ class DataItem:
         metadata: Free-form facts about the item (source, annotator, ...).
     """
 
-    submission: str
+    submission: str | Conversation
     description: str = ""
     ground_truth: GroundTruth | None = None
     rubric: Rubric | None = None
@@ -146,10 +149,16 @@ class DatasetBase:
     def _checked(self, item: DataItem, where: str) -> DataItem:
         if not isinstance(item, DataItem):
             raise DatasetError(f"{where}: expected a DataItem, got {type(item).__name__}")
-        if not isinstance(item.submission, str):
+        if isinstance(item.submission, list | tuple):  # chat messages given as they came
+            try:
+                conv = read_messages(item.submission, where=f"{where}.messages")
+            except ConversationError as e:
+                raise DatasetError(str(e)) from None
+            item = replace(item, submission=conv)
+        if not isinstance(item.submission, str | Conversation):
             raise DatasetError(
-                f"{where}.submission: expected a string, got {type(item.submission).__name__}; "
-                "JSON-encode structured submissions"
+                f"{where}.submission: expected a string or a conversation, got "
+                f"{type(item.submission).__name__}; JSON-encode other structured submissions"
             )
         rubric = item.rubric if item.rubric is not None else self.rubric
         if rubric is None:
@@ -173,7 +182,7 @@ class DatasetBase:
 
     def add_item(
         self,
-        submission: str,
+        submission: str | Conversation | Sequence[Mapping[str, Any]],
         description: str = "",
         ground_truth: Sequence[Any] | Mapping[str, Any] | None = None,
         rubric: Rubric | None = None,
@@ -190,7 +199,7 @@ class DatasetBase:
                 fit the effective rubric (wrong length, unknown label, bad verdict).
         """
         item = DataItem(
-            submission=submission,
+            submission=submission,  # type: ignore[arg-type]  # messages are read by _checked
             description=description,
             ground_truth=ground_truth,  # type: ignore[arg-type]  # normalised by _checked
             rubric=rubric,

@@ -13,6 +13,7 @@ __all__ = ["example_datasets", "load_example_dataset"]
 # name -> file under rubricjudge/data (the licence and a README sit beside each file)
 _EXAMPLES = {
     "llm_rubric_microsoft": "llm_rubric_microsoft.jsonl",
+    "llm_rubric_microsoft_chat": "llm_rubric_microsoft_chat.jsonl",
 }
 
 
@@ -25,7 +26,9 @@ def load_example_dataset(name: str) -> RubricDataset:
     """Load a bundled example dataset by name.
 
     ``"llm_rubric_microsoft"``: 223 real IT-help dialogues from microsoft/LLM-Rubric (MIT),
-    nine multi-choice questions, one human judge's answers as ground truth.
+    nine multi-choice questions, one human judge's answers as ground truth; each
+    dialogue as text. ``"llm_rubric_microsoft_chat"``: the same dialogues, questions and
+    answers, each dialogue a conversation (its sources in a system message).
 
     Raises:
         ConfigError: no example has that name; the message lists the names.

@@ -8,7 +8,7 @@ JSON and YAML hold one object::
     reference_submission: ...       # optional
     metadata: {...}                 # optional
     items:
-      - submission: ...             # required
+      - submission: ...             # required, or messages: [...] (a conversation)
         description: ...            # optional ("" when left out)
         id: item-1                  # optional, unique
         query: ...                  # optional
@@ -34,9 +34,11 @@ from typing import Any, cast
 
 import yaml
 
-from .._errors import DatasetError
+from .._errors import ConversationError, DatasetError
 from .._formats import load_data
 from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
+from .._model._conversation import Conversation
+from .._model._messages import read_messages
 from .._model._rubric import CriterionVerdict, Rubric
 from ._dataset import DataItem, DatasetBase
 
@@ -54,6 +56,8 @@ _TOP = ("name", "prompt", "rubric", "reference_submission", "metadata", "items")
 _ITEM = (
     "id",
     "submission",
+    "messages",
+    "system",
     "description",
     "query",
     "ground_truth",
@@ -68,7 +72,10 @@ def _item_to_dict(item: DataItem) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if item.id is not None:
         out["id"] = item.id
-    out["submission"] = item.submission
+    if isinstance(item.submission, Conversation):
+        out["messages"] = item.submission.to_openai()  # OpenAI's form: read back the same
+    else:
+        out["submission"] = item.submission
     out["description"] = item.description
     if item.query is not None:
         out["query"] = item.query
@@ -142,8 +149,9 @@ def _kind(path: Path) -> str:
 
 def dump_file(ds: RubricDataset, path: str | Path) -> None:
     """Write the dataset to ``path`` in the format its extension names (JSON by default)."""
-    p = Path(path)
-    p.write_text(dump_text(ds, _kind(p)), encoding="utf-8")
+    from .._outfile import write_output
+
+    write_output(path, dump_text(ds, _kind(Path(path))))
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -183,7 +191,7 @@ def _header_from(data: Any, source: str, *, jsonl: bool) -> RubricDataset:
     what = "the first line (the header)" if jsonl else "the top level"
     if not isinstance(data, dict):
         raise DatasetError(f"{source}: {what} must be an object, got {type(data).__name__}")
-    if jsonl and "submission" in data:
+    if jsonl and ("submission" in data or "messages" in data):
         raise DatasetError(
             f"{source} line 1: the first line must be the dataset header "
             "({'prompt': ..., 'rubric': ...}), not an item"
@@ -214,13 +222,7 @@ def _add(ds: RubricDataset, data: Any, source: str, where: str) -> None:
     if not isinstance(data, dict):
         raise DatasetError(f"{full}: an item must be an object, got {type(data).__name__}")
     _unknown(data, _ITEM, full)
-    if "submission" not in data:
-        raise DatasetError(f"{full}: missing required field 'submission'")
-    if not isinstance(data["submission"], str):
-        raise DatasetError(
-            f"{full}.submission: expected a string, got {type(data['submission']).__name__}; "
-            "JSON-encode structured submissions"
-        )
+    submission = _submission(data, full)
     truth = data.get("ground_truth")
     if truth is not None and not isinstance(truth, list | dict):
         raise DatasetError(
@@ -228,7 +230,7 @@ def _add(ds: RubricDataset, data: Any, source: str, where: str) -> None:
             f"got {type(truth).__name__} {truth!r}"
         )
     item = DataItem(
-        submission=data["submission"],
+        submission=submission,
         description=_opt_str(data, "description", full) or "",
         ground_truth=cast(Any, truth),  # checked and normalised by _checked below
         rubric=_rubric(data.get("rubric"), f"{full}.rubric"),
@@ -241,6 +243,31 @@ def _add(ds: RubricDataset, data: Any, source: str, where: str) -> None:
         ds._append(ds._checked(item, where))  # keeps the id index: no rescan per item
     except DatasetError as e:
         raise DatasetError(f"{source}: {e}") from None
+
+
+def _submission(data: dict[str, Any], full: str) -> str | Conversation:
+    """An item's ``submission`` (text) or ``messages`` (a conversation, with ``system``)."""
+    has_text, has_messages = "submission" in data, "messages" in data
+    if has_text == has_messages:
+        which = (
+            "give 'submission' or 'messages', not both"
+            if has_text
+            else ("missing required field 'submission' (or 'messages' for a conversation)")
+        )
+        raise DatasetError(f"{full}: {which}")
+    if "system" in data and not has_messages:
+        raise DatasetError(f"{full}.system: 'system' goes with 'messages' (Anthropic's system)")
+    if has_messages:
+        try:
+            return read_messages(data["messages"], system=data.get("system"), where="messages")
+        except ConversationError as e:
+            raise DatasetError(f"{full}.{e}") from None
+    if not isinstance(data["submission"], str):
+        raise DatasetError(
+            f"{full}.submission: expected a string, got {type(data['submission']).__name__}; "
+            "JSON-encode structured submissions, or give a conversation as 'messages'"
+        )
+    return str(data["submission"])
 
 
 def dataset_from_dict(data: Any, *, source: str = "<data>") -> RubricDataset:
@@ -256,7 +283,9 @@ def dataset_from_dict(data: Any, *, source: str = "<data>") -> RubricDataset:
 
 def _jsonl(text: str, source: str) -> RubricDataset:
     rows: list[tuple[int, Any]] = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    # JSON lines end at "\n" alone: str.splitlines() would also split at U+2028, U+2029
+    # and U+0085, which JSON (and our writers) keep raw inside strings
+    for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -49,6 +49,8 @@ _CRITERION_ORDER = (
     "scale_type",
     "aggregation",
     "scoring_method",
+    "scope",
+    "turn_aggregation",
     "examples",
     "subcriteria",
     "metadata",

@@ -196,6 +196,11 @@ def dump_kind(path: str | os.PathLike[str]) -> TextKind:
     return "json" if Path(path).suffix.lower() == ".json" else "yaml"
 
 
-def write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write text to a file as UTF-8."""
-    Path(path).write_text(text, encoding="utf-8")
+def write_text(path: str | os.PathLike[str], text: str, *, flag: str = "") -> None:
+    """Write text to a file as UTF-8, whole or not at all (see ``_outfile``).
+
+    ``flag`` names the command-line flag that gave ``path``, for messages.
+    """
+    from .._outfile import write_output
+
+    write_output(path, text, flag=flag)

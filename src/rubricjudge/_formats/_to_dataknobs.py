@@ -98,6 +98,9 @@ def _method(c: Criterion, here: str, rep: ConversionReport) -> dict[str, Any]:
     if m.type is ScoringType.METRIC:
         rep.cannot(f"{here}: scoring method 'metric' ({m.metric!r}) has no dataknobs equivalent")
         return {"type": "deterministic"}
+    if m.type is ScoringType.TRAJECTORY:
+        rep.cannot(f"{here}: scoring method 'trajectory' has no dataknobs equivalent")
+        return {"type": "deterministic"}
     out: dict[str, Any] = {"type": _TYPES[m.type]}
     for key, value in (
         ("function_ref", m.function_ref),
@@ -124,6 +127,8 @@ def _criterion(
     while cid in used:
         cid += "_"
     used.add(cid)
+    if c.scope is not None:
+        rep.cannot(f"{here}: scope {c.scope!r} has no dataknobs equivalent")
     if penalty:
         rep.change(
             f"{here}: penalty (negative weight {c.weight:g}) written as a positive weight with "

@@ -91,6 +91,10 @@ def _criterion(c: Criterion, i: int, weight: float, rep: ConversionReport) -> di
     if c.name is None:
         rep.change(f"{here}: no name; written as {name!r}")
     out: dict[str, Any] = {"name": name, "description": c.requirement, "weight": weight}
+    if c.method is ScoringType.TRAJECTORY:
+        rep.cannot(f"{here}: scoring method 'trajectory' has no OpenRubricRL equivalent")
+    if c.scope is not None:
+        rep.cannot(f"{here}: scope {c.scope!r} has no OpenRubricRL equivalent")
     if c.options is not None:
         listing = "; ".join(
             f"{o.label} = {o.value:g}" + (" (not applicable)" if o.na else "") for o in c.options

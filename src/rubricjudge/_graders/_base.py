@@ -22,6 +22,7 @@ from .._aio import run_sync
 from .._errors import ConfigError
 from .._judges._base import Judge
 from .._judges._limits import DEFAULT_CONCURRENCY
+from .._model._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission, render_for_prompt
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
 from .._model._scoring import CannotAssessStrategy, ScoringPolicy, on_scale
@@ -112,10 +113,20 @@ class Grader(ABC):
         judge_options: options for building judges from specs (see ``JudgeConfig``).
         llm_config: an :class:`LLMConfig` (autorubric's API): its ``model`` is the judge
             spec and its other fields the judge options.
+        conversation_budget: the most a conversation shown to a judge may be, in
+            approximate tokens (characters / 4); None (the default) takes each judge's
+            own budget (see ``_budget``). Text submissions have none.
+        over_budget: what a conversation past the budget gets: ``"error"`` (the
+            default: its judged criteria fail with category ``over_budget``, no judge
+            is asked) or ``"elide"`` (the middle turns are left out, with a visible
+            marker, and the report says how many).
     """
 
     kind: ClassVar[str] = "grader"
     default_system_prompt: ClassVar[str] = ""
+    # set on an instance only when given, so runs made before they existed still resume
+    conversation_budget: int | None = None
+    over_budget: str = "error"
 
     def __init__(
         self,
@@ -134,6 +145,8 @@ class Grader(ABC):
         concurrency: int | None = None,
         judge_options: Mapping[str, Any] | None = None,
         llm_config: Any = None,
+        conversation_budget: int | None = None,
+        over_budget: str = "error",
     ) -> None:
         if llm_config is not None:  # autorubric's CriterionGrader(llm_config=LLMConfig(...))
             if judge is not None or judges is not None or generate_fn is not None:
@@ -181,6 +194,19 @@ class Grader(ABC):
         if max_retries is not None:
             options.setdefault("max_parse_retries", max_retries)
         self._judge_options = options
+        if conversation_budget is not None:
+            if isinstance(conversation_budget, bool) or not (
+                isinstance(conversation_budget, int) and conversation_budget > 0
+            ):
+                raise ConfigError(
+                    f"conversation_budget {conversation_budget!r} must be a whole number of "
+                    "tokens, at least 1 (None: each judge's own)"
+                )
+            self.conversation_budget = conversation_budget
+        if over_budget not in OVER_BUDGET_POLICIES:
+            raise ConfigError(f"over_budget {over_budget!r} is not 'error' or 'elide'")
+        if over_budget != "error":
+            self.over_budget = over_budget
         self._members: list[Member] | None = None
         self._limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
         self._limiters = weakref.WeakKeyDictionary()
@@ -216,6 +242,29 @@ class Grader(ABC):
         clone._members = [dataclasses.replace(m, judge=wrap(m.judge)) for m in self.members()]
         return clone
 
+    def budget(self) -> int:
+        """The conversation budget of this grader's judges (see ``conversation_budget``)."""
+        if self.conversation_budget is not None:
+            return self.conversation_budget
+        from ._budget import members_budget
+
+        return members_budget([m.judge for m in self.members()], self._judge_options)
+
+    def render(self, ctx: GradeContext, keep: Sequence[int] = ()) -> RenderedSubmission:
+        """The submission as the judges see it, within the budget.
+
+        Raises:
+            JudgeError: category ``over_budget``, under ``over_budget="error"``.
+        """
+        if ctx.submission.conversation is None:
+            return render_for_prompt(ctx.submission)
+        return render_for_prompt(
+            ctx.submission,
+            budget=self.budget(),
+            over_budget="elide" if self.over_budget == "elide" else "error",
+            keep=keep,
+        )
+
     @property
     def n_judges(self) -> int:
         """How many judges vote on each criterion."""
@@ -241,7 +290,9 @@ class Grader(ABC):
         item_id: str | None,
         examples: Sequence[Any] | None,
     ) -> GradeContext:
-        if isinstance(to_grade, Rubric | list) and isinstance(rubric, str | Mapping):
+        if isinstance(to_grade, Rubric | list) and (
+            isinstance(rubric, str | Mapping) or _is_messages(rubric)
+        ):
             rubric, to_grade = to_grade, rubric  # autorubric's order: grade(to_grade, rubric)
         r = _as_rubric(rubric)
         subs, labels = example_labels(r, examples)
@@ -265,7 +316,7 @@ class Grader(ABC):
         item_id: str | None = None,
         examples: Sequence[Any] | None = None,
     ) -> EvaluationReport:
-        """Grade ``to_grade`` (text or ``{"thinking", "output"}``) against ``rubric``."""
+        """Grade ``to_grade`` (text, thinking and output, or a conversation) against ``rubric``."""
         ctx = self._context(rubric, to_grade, query, reference_submission, item_id, examples)
         report = await self._grade(ctx)
         fields: dict[str, Any] = {"id": item_id}
@@ -330,6 +381,15 @@ class Grader(ABC):
 
     def _metadata(self) -> dict[str, Any]:
         return {"grader": self.kind, "judges": [s.id or _spec_name(s.judge) for s in self._specs]}
+
+
+def _is_messages(value: Any) -> bool:
+    """A list of chat messages (a conversation given first, in autorubric's order)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(m, Mapping) and "role" in m for m in value)
+    )
 
 
 def _spec_name(judge: Any) -> str:

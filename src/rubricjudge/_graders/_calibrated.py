@@ -24,7 +24,7 @@ def calibrate_outcome(calibration: Calibration, criterion: Criterion, out: Outco
     """Re-decide ``out`` from its probabilities with ``calibration`` (in place)."""
     if not out.ok or out.probabilities is None:
         return
-    decided = calibration.calibrate(criterion, out.probabilities)
+    decided = calibration.calibrate(criterion, out.probabilities, out.features)
     if decided is None:
         return
     label, probs, group = decided
@@ -42,6 +42,6 @@ def calibrate_outcome(calibration: Calibration, criterion: Criterion, out: Outco
         p_calibrated=p_met,
         threshold=0.5 if len(group.labels) == 2 else None,
         changed=(out.verdict, out.option) != (raw_verdict, raw_option),
-        method=f"scale-bias ({group.id})",
+        method=calibration.method_for(criterion, out.features),
     )
     out.calibrated = probs

@@ -157,6 +157,7 @@ def combine(
             calibration=o.calibration,
             evidence_check=o.evidence,
             escalation=o.escalation,
+            features=o.features,
         )
     if criterion.scale is not None:
         return _combine_scale(criterion, ok, method, common)

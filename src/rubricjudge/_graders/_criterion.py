@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Self, cast
 
 from .._errors import ConfigError, JudgeError
@@ -12,6 +13,8 @@ from .._judges._base import Judge, JudgeRequest
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Criterion, Rubric, ScoringType
 from .._model._scoring import assemble_reports, finalize
+from ._aggregate import CURRENT_RUBRIC as _RUBRIC
+from ._aggregate import call_aggregate as _call_aggregate
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine
@@ -19,6 +22,7 @@ from ._ensemble import check_aggregation
 from ._evidence import EVIDENCE_POLICIES, check_evidence, needs_evidence
 from ._judging import Member, Outcome, ask, shuffle_order
 from ._prompts import (
+    CONVERSATION_HEADING,
     SYSTEM_CRITERION,
     VERDICT_METHODS,
     Prefix,
@@ -29,7 +33,10 @@ from ._prompts import (
     criterion_prompt,
     criterion_schema,
 )
+from ._reasons import explain, needs_reason
 from ._repeats import Repeats, ask_repeated, merged_stability, vary_order
+from ._scoped import is_scoped, scope_calls, scoped_leaf
+from ._shown import refused, shared_prefix, with_conversation_record
 
 if TYPE_CHECKING:
     from .._calibration import Calibration
@@ -72,6 +79,9 @@ class CriterionGrader(Grader):
             criteria whose first answer's confidence is below ``below_confidence``
             (see ``_cascade``).
         below_confidence: the confidence under which an answer is escalated (0.7).
+        reasons: with ``verdict-only``, ask the judge one more short question for each
+            criterion that costs points (an UNMET requirement, a MET penalty) so its
+            report says why (see ``_reasons``); True by default.
         offer_cannot_assess: let the judge answer ``cannot_assess`` on binary criteria
             (off by default: small judges answer it for off-topic submissions, which the
             ``skip`` strategy then leaves out, raising their score).
@@ -106,6 +116,7 @@ class CriterionGrader(Grader):
         escalate_to: Any = None,
         below_confidence: float = 0.7,
         offer_cannot_assess: bool = False,
+        reasons: bool = True,
         repeats: int = 1,
         repeat_temperature: float = 0.7,
         repeat_variation: str = "auto",
@@ -113,6 +124,10 @@ class CriterionGrader(Grader):
     ) -> None:
         super().__init__(judge, **options)
         self.repeats = Repeats.build(repeats, repeat_temperature, repeat_variation)
+        self.reasons = reasons
+        self.features = False
+        """Ask judges for their hidden state on every decision (``calibrate`` sets it to
+        fit probes); a calibration with a probe asks for it anyway."""
         self.offer_cannot_assess = offer_cannot_assess
         if not 0.0 <= below_confidence <= 1.0:
             raise ConfigError(f"below_confidence {below_confidence!r} must be between 0 and 1")
@@ -181,14 +196,24 @@ class CriterionGrader(Grader):
         """Return the system prompt of a call about one criterion."""
         return self.system_prompt
 
-    def prefix(self, ctx: GradeContext) -> Prefix:
-        """Build the shared prompt prefix of ``ctx``'s submission."""
+    def prefix(self, ctx: GradeContext, keep: Sequence[int] = ()) -> Prefix:
+        """Build the shared prompt prefix of ``ctx``'s submission.
+
+        A conversation is rendered within the judges' budget; ``keep`` lists messages
+        that must stay if turns are elided.
+
+        Raises:
+            JudgeError: category ``over_budget`` (under ``over_budget="error"``).
+        """
+        conversation = ctx.submission.conversation is not None
         return build_prefix(
             ctx.submission,
             query=ctx.query,
             reference=ctx.reference,
             guidelines=ctx.rubric.guidelines,
             examples=ctx.example_subs,
+            text=self.render(ctx, keep).text if conversation else None,
+            heading=CONVERSATION_HEADING if conversation else "The submission:",
         )
 
     def order(
@@ -216,11 +241,14 @@ class CriterionGrader(Grader):
         criterion: Criterion,
         order: list[int] | None,
         method: VerdictMethod = "reason-first",
+        scope_note: str = "",
         answer_order: list[int] | None = None,
     ) -> JudgeRequest:
         """Build the judge request about one leaf criterion.
 
-        ``answer_order`` shows a binary criterion's answers in another order (repeats).
+        ``scope_note`` (a line saying which part of a conversation to decide it on)
+        goes after the shared prefix, so the prefix stays shared. ``answer_order``
+        shows a binary criterion's answers in another order (repeats).
         """
         labels = ctx.example_labels[index] if ctx.example_labels else []
         suffix = criterion_prompt(
@@ -234,7 +262,7 @@ class CriterionGrader(Grader):
         )
         return JudgeRequest(
             system=self.criterion_system_prompt(),
-            user=prefix.text + suffix,
+            user=prefix.text + scope_note + suffix,
             schema=criterion_schema(criterion, method, self.offer_cannot_assess, answer_order),
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
@@ -249,21 +277,50 @@ class CriterionGrader(Grader):
         index: int,
         criterion: Criterion,
         member: Member,
-        repeat: int = 0,
+        scope_note: str = "",
     ) -> Outcome:
-        """Ask one judge about one leaf criterion (``repeat``: which of the repeats)."""
-        out = await self.answer(ctx, prefix, index, criterion, member, repeat)
+        """Ask one judge about one leaf criterion (``repeats`` times when repeated).
+
+        A verdict that costs points gets its reason afterwards, once, from the judge
+        whose answer counted (with repeats: of the majority answer, not of each repeat).
+        """
+        if self.repeats.n > 1:
+            out, member = await ask_repeated(
+                self, ctx, prefix, index, criterion, member, scope_note
+            )
+        else:
+            out, member = await self.judged(ctx, prefix, index, criterion, member, scope_note)
+        if self.reasons and needs_reason(criterion, out):  # asked of the judge that counted
+            system = self.criterion_system_prompt()
+            await explain(out, ctx, prefix, criterion, member, system, self.limiter())
+        return out
+
+    async def judged(
+        self,
+        ctx: GradeContext,
+        prefix: Prefix,
+        index: int,
+        criterion: Criterion,
+        member: Member,
+        scope_note: str = "",
+        repeat: int = 0,
+    ) -> tuple[Outcome, Member]:
+        """One answer about one criterion, escalated when unsure; with the judge that counted.
+
+        ``repeat``: which of the repeats this is.
+        """
+        out = await self.answer(ctx, prefix, index, criterion, member, scope_note, repeat)
         if self.escalate_to is not None and should_escalate(out, self.below_confidence):
             strong = self.strong_member()
-            second = await self.answer(ctx, prefix, index, criterion, strong, repeat)
+            second = await self.answer(ctx, prefix, index, criterion, strong, scope_note, repeat)
             out = merge_escalation(criterion, out, second, self.below_confidence)
-        return out
+            if out is second:
+                member = strong
+        return out, member
 
     def recalibrates(self, member: Member) -> bool:
         """Whether a calibration re-decides ``member``'s answers from its probabilities."""
-        if self.calibration is not None:
-            return bool(getattr(member.judge, "name", member.id) == self.calibration.judge)
-        return self._use_default_calibration and self.default_calibration(member) is not None
+        return self.calibration_for(member) is not None
 
     async def answer(
         self,
@@ -272,6 +329,7 @@ class CriterionGrader(Grader):
         index: int,
         criterion: Criterion,
         member: Member,
+        scope_note: str = "",
         repeat: int = 0,
     ) -> Outcome:
         """One judge's answer about one criterion, calibrated and evidence-checked.
@@ -279,27 +337,24 @@ class CriterionGrader(Grader):
         Repeat ``k`` > 0 varies the question as ``_repeats`` describes.
         """
         order = self.order(ctx, criterion, index, member.id)
+        cal = self.calibration_for(member)
         answer_order: list[int] | None = None
         variation = None
         if self.repeats.n > 1:
-            variation = self.repeats.variation_for(member, calibrated=self.recalibrates(member))
+            variation = self.repeats.variation_for(member, calibrated=cal is not None)
             if variation == "order" and repeat > 0:
                 order, answer_order = vary_order(self, ctx, index, criterion, member.id, repeat)
         method = self.method_of(member)
-        req = self.request(ctx, prefix, index, criterion, order, method, answer_order)
+        req = self.request(ctx, prefix, index, criterion, order, method, scope_note, answer_order)
         if variation == "temperature":
             req = self.repeats.sampled(req, self.seed + repeat)
+        if (self.features or (cal is not None and cal.needs_features())) and req.decision:
+            req = replace(req, features=True)
         out = await ask(member, criterion, req, order=order, limiter=self.limiter())
-        if self.calibration is not None and self._calibrates(member):
+        if cal is not None:
             from ._calibrated import calibrate_outcome
 
-            calibrate_outcome(self.calibration, criterion, out)
-        elif self.calibration is None and self._use_default_calibration:
-            default = self.default_calibration(member)
-            if default is not None:
-                from ._calibrated import calibrate_outcome
-
-                calibrate_outcome(default, criterion, out)
+            calibrate_outcome(cal, criterion, out)
         if needs_evidence(criterion, out.verdict, self.evidence):
             system = self.criterion_system_prompt()
             await check_evidence(
@@ -327,6 +382,14 @@ class CriterionGrader(Grader):
             name = str(getattr(judge, "name", None) or "escalation")
             self._strong = Member(id=name, weight=1.0, judge=judge)
         return self._strong
+
+    def calibration_for(self, member: Member) -> Calibration | None:
+        """The calibration applied to ``member``'s answers: the one given, else its own."""
+        if self.calibration is not None:
+            return self.calibration if self._calibrates(member) else None
+        if self._use_default_calibration:
+            return self.default_calibration(member)
+        return None
 
     def default_calibration(self, member: Member) -> Calibration | None:
         """The calibration ``member``'s judge ships for the layout asked, if any."""
@@ -388,6 +451,9 @@ class CriterionGrader(Grader):
             ensemble=self.ensemble,
             policy=self.failure,
         )
+        stability = merged_stability(outcomes)  # repeated judgments: the answers and flips
+        if stability is not None:
+            report = report.model_copy(update={"stability": stability})
         return report, sum(o.calls for o in outcomes), sum(1 for o in outcomes if o.cached)
 
     async def run_method(self, ctx: GradeContext, criterion: Criterion) -> CriterionReport:
@@ -398,9 +464,14 @@ class CriterionGrader(Grader):
         from .._methods import run_method
 
         judge = self.members()[0].judge
+        # a trajectory check reads the conversation; the other methods read the answer
+        target = ctx.submission if criterion.method is ScoringType.TRAJECTORY else None
         try:
             report = await run_method(
-                criterion, ctx.submission.output, judge=judge, functions=self.functions
+                criterion,
+                ctx.submission.output if target is None else target,
+                judge=judge,
+                functions=self.functions,
             )
         except JudgeError as e:
             out = Outcome(judge_id=criterion.method.value, error=e, cost=0.0)
@@ -421,19 +492,20 @@ class CriterionGrader(Grader):
             check_method(c, registry, judge)
 
     async def leaf(
-        self, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion
+        self, ctx: GradeContext, prefix: Prefix | JudgeError, index: int, criterion: Criterion
     ) -> Leaf:
-        """Grade one leaf criterion with every judge."""
+        """Grade one leaf criterion with every judge.
+
+        ``prefix`` is the error that kept the submission from the judges (a
+        conversation over the budget): judged criteria then record it, unasked.
+        """
         if criterion.method is not ScoringType.LLM:
             return await self.run_method(ctx, criterion), 0, 0
+        if isinstance(prefix, JudgeError):
+            return refused(self, criterion, index, prefix)
+        if is_scoped(ctx, criterion):
+            return await scoped_leaf(self, ctx, prefix, index, criterion)
         members = self.members()
-        if self.repeats.n > 1:
-            outcomes = await gather_all(
-                [ask_repeated(self, ctx, prefix, index, criterion, m) for m in members]
-            )
-            report, calls, cached = self.decide(criterion, index, outcomes)
-            stability = merged_stability(outcomes)
-            return report.model_copy(update={"stability": stability}), calls, cached
         outcomes = await gather_all(
             [self.ask_one(ctx, prefix, index, criterion, m) for m in members]
         )
@@ -444,7 +516,11 @@ class CriterionGrader(Grader):
     ) -> EvaluationReport:
         """Assemble leaf results and hand them to :meth:`aggregate` for the score."""
         reports = assemble_reports(ctx.rubric.criteria, [r for r, _, _ in leaves])
-        report = self.aggregate(reports, rubric=ctx.rubric, normalize=self.normalize)
+        token = _RUBRIC.set(ctx.rubric)
+        try:
+            report = _call_aggregate(self.aggregate, reports, ctx.rubric, self.normalize)
+        finally:
+            _RUBRIC.reset(token)
         if inspect.isawaitable(report):
             report = await report
         if not isinstance(report, EvaluationReport):
@@ -461,13 +537,22 @@ class CriterionGrader(Grader):
         )
 
     def aggregate(
-        self, reports: list[CriterionReport], *, rubric: Rubric, normalize: bool = True
+        self,
+        reports: list[CriterionReport],
+        *,
+        rubric: Rubric | None = None,
+        normalize: bool = True,
     ) -> EvaluationReport | Awaitable[EvaluationReport]:
         """Turn the criteria's results into the report's score (the seed's ``aggregate()``).
 
-        Override it in a subclass (sync or ``async def``) to score differently; the
-        default is the shared scoring (``_scoring.finalize``) with this grader's policy.
+        Override it in a subclass to score differently, sync or ``async def``, as the
+        seed writes it (``aggregate(self, judge_results, *, normalize=True)``) or with a
+        ``rubric`` keyword too: it is passed only to an override that takes it. The
+        default is the shared scoring (``_scoring.finalize``) with this grader's policy,
+        on the rubric being graded (also when an override calls it without ``rubric``).
         """
+        if rubric is None:
+            rubric = _RUBRIC.get(None) or Rubric([r.criterion for r in reports])
         policy = self.policy
         if normalize != policy.normalize:
             policy = policy.with_normalize(normalize)
@@ -479,12 +564,14 @@ class CriterionGrader(Grader):
         for i, c in enumerate(criteria):
             self.method_for(c, i)  # usage errors before any call
         self.check_methods(criteria)
-        prefix = self.prefix(ctx)
+        prefix = shared_prefix(self, ctx)
         leaves = await gather_all([self.leaf(ctx, prefix, i, c) for i, c in enumerate(criteria)])
-        return await self.finish(ctx, leaves)
+        return with_conversation_record(self, ctx, await self.finish(ctx, leaves))
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
-        prefix = self.prefix(ctx)
+        prefix = shared_prefix(self, ctx)
+        if isinstance(prefix, JudgeError):  # over the budget: no judge would be asked
+            return GradePlan(0, 0)
         calls = tokens = 0
         system = approx_tokens(self.criterion_system_prompt())
         for i, leaf in enumerate(ctx.rubric.leaves()):
@@ -492,8 +579,10 @@ class CriterionGrader(Grader):
             if c.method is not ScoringType.LLM:
                 continue
             req = self.request(ctx, prefix, i, c, None, self.method_of(self.members()[0]))
-            calls += self.n_judges * self.repeats.n
-            tokens += self.n_judges * self.repeats.n * (system + approx_tokens(req.user))
+            # every assistant turn is one ask, and each ask is made ``repeats`` times
+            asks = self.n_judges * scope_calls(ctx, c) * self.repeats.n
+            calls += asks
+            tokens += asks * (system + approx_tokens(req.user))
         return GradePlan(calls, tokens)
 
 

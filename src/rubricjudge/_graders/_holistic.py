@@ -21,12 +21,14 @@ from .._model._scoring import on_scale
 from ._base import GradeContext, GradePlan, Grader, gather_all
 from ._judging import Member, Outcome, call
 from ._prompts import (
+    CONVERSATION_HEADING,
     SYSTEM_HOLISTIC,
     approx_tokens,
     build_prefix,
     holistic_prompt,
     holistic_schema,
 )
+from ._shown import conversation_record, with_conversation_record
 
 __all__ = ["RubricAsJudgeGrader"]
 
@@ -56,12 +58,16 @@ class RubricAsJudgeGrader(Grader):
     default_system_prompt = SYSTEM_HOLISTIC
 
     def _request(self, ctx: GradeContext) -> JudgeRequest:
+        """The one request; raises JudgeError ``over_budget`` for a conversation past it."""
+        conversation = ctx.submission.conversation is not None
         prefix = build_prefix(
             ctx.submission,
             query=ctx.query,
             reference=ctx.reference,
             guidelines=ctx.rubric.guidelines,
             examples=(),
+            text=self.render(ctx).text if conversation else None,
+            heading=CONVERSATION_HEADING if conversation else "The submission:",
         )
         return JudgeRequest(
             system=self.system_prompt,
@@ -87,7 +93,15 @@ class RubricAsJudgeGrader(Grader):
         return out, value
 
     async def _grade(self, ctx: GradeContext) -> EvaluationReport:
-        request = self._request(ctx)
+        try:
+            request = self._request(ctx)
+        except JudgeError as e:
+            if e.category != "over_budget" or self.failure.on_error == "raise":
+                raise
+            report = EvaluationReport(
+                score=None, error=f"no score: {e}", error_count=1, metadata=self._metadata()
+            )
+            return with_conversation_record(self, ctx, report)
         results = await gather_all([self._one(m, request) for m in self.members()])
         outs = [o for o, _ in results]
         usage = TokenUsage.total([o.usage for o in outs])
@@ -118,6 +132,8 @@ class RubricAsJudgeGrader(Grader):
         if len(results) > 1:
             fields["metadata"]["scores"] = {o.judge_id: v for o, v in results}
         fields["metadata"]["reason"] = ok[0][0].reason
+        if ctx.submission.conversation is not None:
+            fields["metadata"]["conversation"] = conversation_record(self, ctx)
         return EvaluationReport(
             score=score,
             raw_score=raw,
@@ -132,6 +148,11 @@ class RubricAsJudgeGrader(Grader):
         )
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
-        req = self._request(ctx)
+        try:
+            req = self._request(ctx)
+        except JudgeError as e:
+            if e.category != "over_budget":
+                raise
+            return GradePlan(0, 0)
         per_call = approx_tokens(self.system_prompt) + approx_tokens(req.user)
         return GradePlan(self.n_judges, self.n_judges * per_call)

@@ -1,14 +1,12 @@
 """What a grader takes in: the submission, few-shot examples and the length penalty.
 
-A submission is text, or ``{"thinking": ..., "output": ...}``. A string that starts
-with a ``<thinking>...</thinking>`` section is split the same way (autorubric's
-convention); markers anywhere else are left as text.
+The submission model (text, ``{"thinking", "output"}`` or a conversation) lives in
+``_model._submission``; it is re-exported here, where graders have always found it.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 from .._errors import ConfigError
 from .._model._reports import CriterionReport
 from .._model._rubric import Criterion, CriterionVerdict, Rubric
+from .._model._submission import Submission, to_submission
 
 __all__ = [
     "FewShotExample",
@@ -28,58 +27,6 @@ __all__ = [
     "to_submission",
     "word_count",
 ]
-
-_LEADING_THINKING = re.compile(
-    r"^\s*<thinking>(.*?)</thinking>\s*(?:<output>(.*?)</output>\s*)?(.*)$",
-    re.DOTALL | re.IGNORECASE,
-)
-
-
-@dataclass(frozen=True)
-class Submission:
-    """A submission split into the final ``output`` and the optional ``thinking``."""
-
-    output: str
-    thinking: str = ""
-
-    @property
-    def text(self) -> str:
-        """Thinking and output as one text (what an unsplit submission would be)."""
-        return f"{self.thinking}\n{self.output}" if self.thinking else self.output
-
-
-def to_submission(to_grade: Any, *, where: str = "to_grade") -> Submission:
-    """Normalise a string, a thinking/output mapping or a :class:`Submission`.
-
-    Raises:
-        ConfigError: the value is neither, or the mapping has other keys or non-text values.
-    """
-    if isinstance(to_grade, Submission):
-        return to_grade
-    if isinstance(to_grade, str):
-        m = _LEADING_THINKING.match(to_grade)
-        if m is None:
-            return Submission(output=to_grade)
-        rest = (m.group(2) or "") + (m.group(3) or "")
-        return Submission(output=rest.strip(), thinking=m.group(1).strip())
-    if isinstance(to_grade, Mapping):
-        extra = sorted(set(map(str, to_grade)) - {"thinking", "output"})
-        if extra:
-            raise ConfigError(
-                f"{where} has unknown key {extra[0]!r}; a submission mapping takes only "
-                "'thinking' and 'output'"
-            )
-        parts = {}
-        for key in ("thinking", "output"):
-            value = to_grade.get(key)
-            if value is not None and not isinstance(value, str):
-                raise ConfigError(f"{where}[{key!r}] is {type(value).__name__}, not text")
-            parts[key] = value or ""
-        return Submission(output=parts["output"], thinking=parts["thinking"])
-    raise ConfigError(
-        f'{where} is {type(to_grade).__name__}; give a string or {{"thinking": ..., "output": ...}}'
-    )
-
 
 # -- length penalty ---------------------------------------------------------------
 PenaltyType = Literal["ALL", "OUTPUT_ONLY", "THINKING_ONLY"]

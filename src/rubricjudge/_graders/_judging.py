@@ -71,6 +71,7 @@ class Outcome:
     option_label: str | None = None
     calibration: CalibrationRecord | None = None
     calibrated: dict[str, float] | None = None
+    features: bytes | None = None
     evidence: EvidenceCheck | None = None
     escalation: Escalation | None = None
     stability: Stability | None = None
@@ -308,6 +309,7 @@ async def ask(
         out.error = e
         return out
     out.probabilities = read_probabilities(criterion, response.probabilities, order)
+    out.features = response.features
     return out
 
 

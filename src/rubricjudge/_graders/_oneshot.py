@@ -27,6 +27,8 @@ from ._prompts import (
     oneshot_prompt,
     oneshot_schema,
 )
+from ._scoped import is_scoped
+from ._shown import shared_prefix, with_conversation_record
 
 __all__ = ["PerCriterionOneShotGrader"]
 
@@ -51,12 +53,13 @@ class PerCriterionOneShotGrader(CriterionGrader):
     kind = "one-shot"
     default_system_prompt = SYSTEM_ONESHOT
 
-    def __init__(self, judge: Any = None, **options: Any) -> None:
+    def __init__(self, judge: Any = None, *, reasons: bool = False, **options: Any) -> None:
         if options.get("repeats", 1) != 1:
             raise ConfigError(
                 "repeats work with the per-criterion grader (CriterionGrader), not one-shot"
             )
-        super().__init__(judge, **options)
+        # one call for all criteria: no extra call per failed criterion unless asked
+        super().__init__(judge, reasons=reasons, **options)
 
     def criterion_system_prompt(self) -> str:
         """Return the per-criterion system prompt, used when a criterion is re-asked."""
@@ -66,7 +69,8 @@ class PerCriterionOneShotGrader(CriterionGrader):
         out: Numbered = []
         for i, leaf in enumerate(ctx.rubric.leaves()):
             c = self.effective(leaf)
-            if c.method is ScoringType.LLM:
+            # a criterion scoped to part of a conversation is asked on its own (``leaf``)
+            if c.method is ScoringType.LLM and not is_scoped(ctx, c):
                 out.append((i + 1, c, self.order(ctx, c, i, member_id)))
         return out
 
@@ -128,23 +132,28 @@ class PerCriterionOneShotGrader(CriterionGrader):
         for i, c in enumerate(leaves_in):
             self.method_for(c, i)
         self.check_methods(leaves_in)
-        prefix = self.prefix(ctx)
+        prefix = shared_prefix(self, ctx)
         members = self.members()
-        per_member = await gather_all([self._member(ctx, prefix, m) for m in members])
+        per_member: list[dict[int, Outcome]] = []
+        if not isinstance(prefix, JudgeError):
+            per_member = await gather_all([self._member(ctx, prefix, m) for m in members])
 
         async def leaf(i: int, c: Criterion) -> Leaf:
-            if c.method is not ScoringType.LLM:
-                return await self.run_method(ctx, c), 0, 0
+            if c.method is not ScoringType.LLM or isinstance(prefix, JudgeError):
+                return await self.leaf(ctx, prefix, i, c)
+            if is_scoped(ctx, c):
+                return await self.leaf(ctx, prefix, i, c)
             return self.decide(c, i, [got[i] for got in per_member])
 
         leaves = await gather_all([leaf(i, c) for i, c in enumerate(leaves_in)])
-        return await self.finish(ctx, leaves)
+        return with_conversation_record(self, ctx, await self.finish(ctx, leaves))
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
         numbered = self._numbered(ctx, "")
-        if not numbered:
+        prefix = shared_prefix(self, ctx)
+        if not numbered or isinstance(prefix, JudgeError):
             return GradePlan(0, 0)
-        req = self._request(ctx, self.prefix(ctx), numbered)
+        req = self._request(ctx, prefix, numbered)
         per_call = approx_tokens(self.system_prompt) + approx_tokens(req.user)
         return GradePlan(self.n_judges, self.n_judges * per_call)
 

@@ -31,6 +31,7 @@ from ._inputs import Submission
 
 __all__ = [
     "ABSENT",
+    "CONVERSATION_HEADING",
     "PRESENT",
     "NO",
     "REASON_MAX_CHARS",
@@ -96,11 +97,18 @@ def approx_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def block_code(parts: Iterable[str]) -> str:
-    """Derive an 8-hex code from the hash of ``parts`` that occurs in none of them."""
-    texts = list(parts)
+def block_code(parts: Iterable[str], avoid: Iterable[str] = ()) -> str:
+    """Derive an 8-hex code from the hash of ``parts`` that occurs in none of them.
+
+    The code also occurs in none of ``avoid`` (the next salt is taken until it does
+    not), so no text can close its block; ``avoid`` does not change the code
+    otherwise, which lets every answer to one question share the same tokens up to
+    its submission (the local model then reuses that part of its KV cache).
+    """
+    seeded = list(parts)
+    texts = seeded + list(avoid)
     h = hashlib.sha256()
-    for t in texts:
+    for t in seeded:
         data = t.encode("utf-8", "surrogatepass")
         h.update(len(data).to_bytes(8, "big"))
         h.update(data)
@@ -119,11 +127,22 @@ def _block(name: str, code: str, text: str) -> str:
 
 @dataclass(frozen=True)
 class Prefix:
-    """The shared start of every user prompt about one submission."""
+    """The shared start of every user prompt about one submission.
+
+    ``submission_text`` is what the submission block holds (evidence quotes are
+    looked up in it when the submission is a conversation).
+    """
 
     text: str
     code: str
     n_examples: int
+    submission_text: str = ""
+
+
+CONVERSATION_HEADING = (
+    "The submission, a conversation (messages are numbered #1, #2, ...; tool calls are "
+    "numbered in the order they were made):"
+)
 
 
 def build_prefix(
@@ -133,11 +152,19 @@ def build_prefix(
     reference: str | None = None,
     guidelines: str | None = None,
     examples: Sequence[Submission] = (),
+    text: str | None = None,
+    heading: str = "The submission:",
 ) -> Prefix:
-    """Lay out the guidelines, query, reference, examples and submission in blocks."""
-    untrusted = [query or "", reference or "", sub.thinking, sub.output]
-    untrusted += [e.text for e in examples]
-    code = block_code(untrusted)
+    """Lay out the guidelines, query, reference, examples and submission in blocks.
+
+    The blocks' code is derived from what every answer to the question shares (query,
+    reference, examples) and checked against the submission too (see :func:`block_code`).
+    ``text`` replaces ``sub.output`` in the submission block (a rendered conversation,
+    see ``render_for_prompt``), introduced by ``heading``.
+    """
+    shown = sub.output if text is None else text
+    shared = [t for t in (query, reference, *(e.text for e in examples)) if t]
+    code = block_code(shared, avoid=[sub.thinking, shown])
     parts: list[str] = []
     if guidelines and guidelines.strip():
         parts.append(f"Rubric guidelines: {guidelines.strip()}")
@@ -157,8 +184,13 @@ def build_prefix(
             "The author's reasoning (use it only for criteria about reasoning):\n"
             + _block("thinking", code, sub.thinking)
         )
-    parts.append("The submission:\n" + _block("submission", code, sub.output))
-    return Prefix(text="\n\n".join(parts) + "\n\n", code=code, n_examples=len(examples))
+    parts.append(f"{heading}\n" + _block("submission", code, shown))
+    return Prefix(
+        text="\n\n".join(parts) + "\n\n",
+        code=code,
+        n_examples=len(examples),
+        submission_text=shown,
+    )
 
 
 # -- one criterion ------------------------------------------------------------------

@@ -134,14 +134,24 @@ async def ask_repeated(
     index: int,
     criterion: Criterion,
     member: Member,
-) -> Outcome:
-    """Ask ``member`` about ``criterion`` ``repeats`` times; the most common answer counts."""
+    scope_note: str = "",
+) -> tuple[Outcome, Member]:
+    """Ask ``member`` about ``criterion`` ``repeats`` times; the most common answer counts.
+
+    Returns the merged outcome and the judge whose answer it took (the escalation
+    judge when an escalated repeat gave it), which is asked for a reason if one is due.
+    """
     n = grader.repeats.n
-    outs = await gather_all(
-        [grader.ask_one(ctx, prefix, index, criterion, member, k) for k in range(n)]
+    asked = await gather_all(
+        [grader.judged(ctx, prefix, index, criterion, member, scope_note, k) for k in range(n)]
     )
     variation = grader.repeats.variation_for(member, calibrated=grader.recalibrates(member))
-    return merge_repeats(criterion, outs, variation, grader.repeats.temperature)
+    outs = [o for o, _ in asked]
+    merged = merge_repeats(criterion, outs, variation, grader.repeats.temperature)
+    counted = next(
+        (m for o, m in asked if o.ok and answer_label(o) == answer_label(merged)), member
+    )
+    return merged, counted
 
 
 def permutation(n: int, k: int) -> list[int] | None:

@@ -23,14 +23,21 @@ from typing import Any
 from .._errors import JudgeError, JudgeErrorCategory, RunError
 from ._anthropic import _OFFICIAL, AnthropicJudge
 from ._base import Decision, JudgeRequest
-from ._batch_common import AmbiguousBatch, BatchHTTP, LineResult, batch_priced
+from ._batch_common import (
+    LARGEST_BATCH_BYTES,
+    LARGEST_BATCH_REQUESTS,
+    AmbiguousBatch,
+    BatchHTTP,
+    LineResult,
+    batch_priced,
+)
 from ._reliable import ReliableJudge
 from ._retry import TRANSIENT
 
 __all__ = ["API_VERSION", "MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "AnthropicBatches"]
 
-MAX_BATCH_REQUESTS = 100_000
-MAX_BATCH_BYTES = 256 * 1000 * 1000 - 64 * 1024  # 256 MB, less room for the envelope
+MAX_BATCH_REQUESTS = LARGEST_BATCH_REQUESTS
+MAX_BATCH_BYTES = LARGEST_BATCH_BYTES
 API_VERSION = "2023-06-01"
 PATH = "/v1/messages/batches"
 CLOCK_SLACK_S = 300.0

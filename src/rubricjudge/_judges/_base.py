@@ -38,7 +38,9 @@ class JudgeRequest:
     ``user[:shared_prefix_chars]`` is shared by the calls about one submission (the
     system prompt and the submission block come first), so providers' prompt caches
     and the local KV cache can reuse it. ``tags`` are for logs and fakes only; they
-    never change the answer and are not part of any cache key.
+    never change the answer and are not part of any cache key. ``features`` asks
+    the backend for its hidden state where it decides (``decision``), for learned
+    probes (:mod:`rubricjudge._calibration`); backends that have none ignore it.
     """
 
     system: str
@@ -51,6 +53,7 @@ class JudgeRequest:
     max_tokens: int | None = None
     decision: Decision | None = None
     tags: Mapping[str, Any] = field(default_factory=dict)
+    features: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class JudgeResponse:
     ``latency_s`` is the call's own time (attempts and back-off included);
     ``queue_s`` is the time it waited before it could start: for a provider's
     concurrency or rate limits, or for the local model's thread.
+    ``features`` is the model's hidden state at the decision when the request asked
+    for it and the backend has one (the local judge): float16, little-endian.
     """
 
     data: dict[str, Any]
@@ -78,6 +83,7 @@ class JudgeResponse:
     model: str = ""
     attempts: int = 1
     probabilities: Mapping[str, float] | None = None
+    features: bytes | None = None
 
 
 @runtime_checkable

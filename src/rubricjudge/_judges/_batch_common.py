@@ -28,6 +28,8 @@ from ._reliable import ReliableJudge
 from ._retry import TRANSIENT
 
 __all__ = [
+    "LARGEST_BATCH_BYTES",
+    "LARGEST_BATCH_REQUESTS",
     "TERMINAL",
     "AmbiguousBatch",
     "BatchAPI",
@@ -38,6 +40,11 @@ __all__ = [
 
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled", "ended"})
 """Statuses after which a batch answers nothing more (OpenAI's four, Anthropic's ``ended``)."""
+
+LARGEST_BATCH_REQUESTS = 100_000
+"""Requests per batch the most generous provider takes (Anthropic's Message Batches)."""
+LARGEST_BATCH_BYTES = 256 * 1000 * 1000 - 64 * 1024  # 256 MB, less room for the envelope
+"""Bytes per batch the most generous provider takes (Anthropic's)."""
 
 _TRIES = 5
 

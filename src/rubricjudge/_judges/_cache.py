@@ -54,6 +54,7 @@ _MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     ("002_probabilities", "ALTER TABLE responses ADD COLUMN probabilities TEXT"),
+    ("003_features", "ALTER TABLE responses ADD COLUMN features BLOB"),
 ]
 
 
@@ -120,18 +121,19 @@ class ResponseCache:
         with self._queue:
             queued = self._pending.get(key) or self._writing.get(key)
         if queued is not None:
-            row = (*queued[1:7], queued[8])
+            row = (*queued[1:7], queued[8], queued[9])
         else:
             with self._lock:
                 row = self._conn.execute(
-                    "SELECT judge, model, data, raw_text, reasoning, usage, probabilities"
-                    " FROM responses WHERE key = ?",
+                    "SELECT judge, model, data, raw_text, reasoning, usage, probabilities,"
+                    " features FROM responses WHERE key = ?",
                     (key,),
                 ).fetchone()
         if row is None:
             return None
-        judge, model, data, raw_text, reasoning, usage, probabilities = row
+        judge, model, data, raw_text, reasoning, usage, probabilities, features = row
         return {
+            "features": bytes(features) if features is not None else None,
             "probabilities": json.loads(probabilities) if probabilities else None,
             "judge": judge,
             "model": model,
@@ -152,6 +154,7 @@ class ResponseCache:
         reasoning: str | None,
         usage: Mapping[str, Any] | None,
         probabilities: Mapping[str, float] | None = None,
+        features: bytes | None = None,
     ) -> None:
         """Store an answer under ``key`` (replacing any older one); written in the background."""
         row = (
@@ -164,6 +167,7 @@ class ResponseCache:
             json.dumps(usage) if usage is not None else None,
             time.time(),
             json.dumps(dict(probabilities)) if probabilities is not None else None,
+            features,
         )
         with self._queue:
             self._pending[key] = row
@@ -195,8 +199,8 @@ class ResponseCache:
                     try:
                         conn.executemany(
                             "INSERT OR REPLACE INTO responses (key, judge, model, data, raw_text,"
-                            " reasoning, usage, created_at, probabilities)"
-                            " VALUES (?,?,?,?,?,?,?,?,?)",
+                            " reasoning, usage, created_at, probabilities, features)"
+                            " VALUES (?,?,?,?,?,?,?,?,?,?)",
                             rows,
                         )
                         conn.execute("COMMIT")

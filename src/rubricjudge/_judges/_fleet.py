@@ -14,9 +14,16 @@ is healthy, an attempt still tries the one whose back-off ends first, so a
 fleet of one behaves exactly as a single endpoint, and a fleet that is down
 fails as a recorded judge error after the usual retries, never as a verdict.
 
-Each fleet counts, per endpoint, the requests sent, those that failed, and the
-latency of those answered; :meth:`Fleet.stats` reports them as
-:class:`EndpointStats` (``RunSummary.endpoints`` sums them over a run).
+An endpoint that answers 200 with a reply that cannot be read (not JSON, no
+choices, not the request's schema) fails too: the judge calls
+:meth:`Fleet.unreadable` and the endpoint rests as after a 5xx. Otherwise a
+server that answers garbage fast, having the fewest calls in flight, would draw
+most calls and every re-ask of its own bad replies.
+
+Each fleet counts, per endpoint, the requests sent, those that failed (of them,
+the unreadable replies), and the latency of those answered; :meth:`Fleet.stats`
+reports them as :class:`EndpointStats` (``RunSummary.endpoints`` sums them over a
+run).
 """
 
 from __future__ import annotations
@@ -25,11 +32,12 @@ import threading
 import time
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._errors import ConfigError, JudgeError
+from .._quantiles import summary_percentiles
 from ._http import Endpoint, HTTPReply, _hop, status_error
 
 __all__ = [
@@ -56,8 +64,10 @@ class EndpointStats(BaseModel):
     """What one endpoint of a fleet did: requests sent, how many failed, how fast it answered.
 
     ``calls`` counts requests sent to the endpoint (a call that failed over to
-    another endpoint counts once on each); ``errors`` those that got no 2xx reply
-    (connection errors, timeouts, any non-2xx status); ``latency_s`` holds ``p50``,
+    another endpoint counts once on each); ``errors`` those that failed: no 2xx
+    reply (connection errors, timeouts, any non-2xx status) or, counted also in
+    ``unreadable``, a 2xx reply that could not be read (not JSON, not the
+    request's schema); ``latency_s`` holds ``p50``,
     ``p90`` and ``max`` over the answered requests (empty when none was);
     ``healthy`` is False when the endpoint's last request failed (it is resting, or
     waiting for a call to probe it).
@@ -67,6 +77,7 @@ class EndpointStats(BaseModel):
 
     calls: int = 0
     errors: int = 0
+    unreadable: int = 0
     latency_s: dict[str, float] = Field(default_factory=dict)
     healthy: bool = True
 
@@ -145,14 +156,22 @@ def _health(url: str) -> _Health:
 class _Counts:
     calls: int = 0
     errors: int = 0
+    unreadable: int = 0
     latencies: array[float] = field(default_factory=lambda: array("d"))
+
+
+def _rest(h: _Health) -> None:
+    """Mark ``h`` failed once more: it rests 1 s, doubling per failure in a row, up to 30 s."""
+    h.failures += 1
+    rest = min(BACKOFF_CAP_S, BACKOFF_START_S * 2.0 ** (h.failures - 1))
+    h.down_until = time.monotonic() + rest
 
 
 @dataclass(frozen=True)
 class FleetMark:
     """Where a fleet's counters stood at one moment (see :meth:`Fleet.stats`)."""
 
-    counts: Mapping[str, tuple[int, int, int]]
+    counts: Mapping[str, tuple[int, int, int, int]]
 
 
 class Fleet:
@@ -207,12 +226,21 @@ class Fleet:
             if failed is not None:
                 counts.errors += 1
             if failed in _UNHEALTHY:
-                h.failures += 1
-                rest = min(BACKOFF_CAP_S, BACKOFF_START_S * 2.0 ** (h.failures - 1))
-                h.down_until = time.monotonic() + rest
+                _rest(h)
             elif failed is None or latency is not None:  # it answered: it is up
                 h.failures = 0
                 h.down_until = 0.0
+
+    def unreadable(self, reply: HTTPReply) -> None:
+        """Count ``reply``, a 2xx that could not be read, against its endpoint and rest it."""
+        i = reply.endpoint
+        if not 0 <= i < len(self._counts):
+            return
+        counts = self._counts[i]
+        with _LOCK:
+            counts.errors += 1
+            counts.unreadable += 1
+            _rest(self._health[i])
 
     async def post(self, body: bytes, *, timeout_s: float) -> HTTPReply:
         """POST ``body`` to the least-loaded healthy endpoint, failing over as needed.
@@ -249,7 +277,7 @@ class Fleet:
                 continue
             ok = 200 <= reply.status < 300
             self._done(i, latency, failed=None if ok else "answered")
-            return reply
+            return replace(reply, endpoint=i)
         if len(failures) == 1:
             i, error, got = failures[0]
             if len(self) > 1:  # the others were resting after failures of their own
@@ -277,7 +305,7 @@ class Fleet:
         with _LOCK:
             return FleetMark(
                 {
-                    url: (c.calls, c.errors, len(c.latencies))
+                    url: (c.calls, c.errors, len(c.latencies), c.unreadable)
                     for url, c in zip(self.urls, self._counts, strict=True)
                 }
             )
@@ -286,14 +314,17 @@ class Fleet:
         """Each endpoint's numbers (base URL -> stats), since ``since`` if given."""
         return endpoint_stats([(self, since)])
 
-    def _raw(self, since: FleetMark | None) -> list[tuple[str, int, int, array[float], bool]]:
+    def _raw(self, since: FleetMark | None) -> list[tuple[str, int, int, int, array[float], bool]]:
         out = []
         with _LOCK:
             for url, c, h in zip(self.urls, self._counts, self._health, strict=True):
-                before = since.counts.get(url, (0, 0, 0)) if since is not None else (0, 0, 0)
+                zero = (0, 0, 0, 0)
+                before = since.counts.get(url, zero) if since is not None else zero
                 base = url.removesuffix("/chat/completions")
                 lat = c.latencies[before[2] :]
-                out.append((base, c.calls - before[0], c.errors - before[1], lat, h.failures == 0))
+                calls, errors = c.calls - before[0], c.errors - before[1]
+                bad = c.unreadable - before[3]
+                out.append((base, calls, errors, bad, lat, h.failures == 0))
         return out
 
 
@@ -301,22 +332,15 @@ def endpoint_stats(
     fleets: Iterable[tuple[Fleet, FleetMark | None]],
 ) -> dict[str, EndpointStats]:
     """Per base URL, the numbers of ``fleets`` (each since its mark), summed over fleets."""
-    import numpy as np
-
-    merged: dict[str, tuple[int, int, array[float], bool]] = {}
+    merged: dict[str, tuple[int, int, int, array[float], bool]] = {}
     for fleet, since in fleets:
-        for base, calls, errors, lat, healthy in fleet._raw(since):
-            c0, e0, l0, h0 = merged.get(base, (0, 0, array("d"), True))
-            merged[base] = (c0 + calls, e0 + errors, l0 + lat, h0 and healthy)
+        for base, calls, errors, bad, lat, healthy in fleet._raw(since):
+            c0, e0, b0, l0, h0 = merged.get(base, (0, 0, 0, array("d"), True))
+            merged[base] = (c0 + calls, e0 + errors, b0 + bad, l0 + lat, h0 and healthy)
     out: dict[str, EndpointStats] = {}
-    for base, (calls, errors, lat, healthy) in merged.items():
-        latency: dict[str, float] = {}
-        if lat:
-            arr = np.frombuffer(lat, dtype=np.float64)
-            latency = {
-                "p50": float(np.percentile(arr, 50)),
-                "p90": float(np.percentile(arr, 90)),
-                "max": float(arr.max()),
-            }
-        out[base] = EndpointStats(calls=calls, errors=errors, latency_s=latency, healthy=healthy)
+    for base, (calls, errors, bad, lat, healthy) in merged.items():
+        latency = summary_percentiles(lat, (("p50", 50), ("p90", 90)))
+        out[base] = EndpointStats(
+            calls=calls, errors=errors, unreadable=bad, latency_s=latency, healthy=healthy
+        )
     return out

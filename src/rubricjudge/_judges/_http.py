@@ -17,7 +17,11 @@ category the reliability layer knows how to retry.
   ``certifi``. An untrusted certificate is ``bad_request`` (retrying cannot help).
 - Proxies come from the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``,
   ``NO_PROXY``, with credentials in the proxy URL); loopback hosts (``localhost``,
-  127.x, ``::1``) never go through a proxy. Redirects are followed (at most 5).
+  127.x, ``::1``) never go through a proxy.
+- A redirect that keeps the method (307, 308) to the same scheme, host and port is
+  followed (at most 5); any other is refused as ``bad_request`` naming where it
+  points: a 301, 302 or 303 would turn the POST into a GET with no prompt, whose
+  reply must never be read as a verdict, and another host must not get the key.
 - A pooled connection the server closed while idle is replaced and the request sent
   once more, when no byte of a reply had arrived.
 """
@@ -61,6 +65,8 @@ MAX_CONNECTIONS = 256
 """Open connections per event loop at most (keep-alive ones included)."""
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection"})
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_MAX_REDIRECTS = 5
 _LOCK = threading.Lock()
 
 
@@ -71,6 +77,7 @@ class HTTPReply:
     status: int
     headers: Mapping[str, str]
     body: bytes
+    endpoint: int = -1  # which endpoint of a fleet answered (see Fleet.unreadable)
 
     def json(self) -> Any:
         """The body as JSON.
@@ -277,19 +284,14 @@ class Endpoint:
         sessions = await _sessions()
         session = sessions.direct if self.direct else sessions.proxied
         timeout = aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 30.0))
+        url = self.url
         try:
-            for attempt in (1, 2):
-                used = _Use()
-                try:
-                    return await self._once(session, body, timeout, used)
-                except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
-                    if (
-                        attempt == 2
-                        or not used.reused
-                        or isinstance(e, aiohttp.ClientConnectorError)
-                    ):
-                        raise
-                    # a kept-alive connection the server had closed while idle: once more
+            for _ in range(_MAX_REDIRECTS + 1):
+                reply = await self._send(session, url, body, timeout)
+                if reply.status not in _REDIRECTS:
+                    return reply
+                url = self._redirect(url, reply)
+            raise JudgeError(f"too many redirects from {self.url}", category="bad_request")
         except TimeoutError as e:
             raise JudgeError(f"no reply within {timeout_s:g} s", category="timeout") from e
         except aiohttp.ClientConnectorCertificateError as e:
@@ -308,8 +310,6 @@ class Endpoint:
             raise JudgeError(
                 f"cannot reach {e.host}:{e.port}: {reason}", category="connection"
             ) from e
-        except aiohttp.TooManyRedirects as e:
-            raise JudgeError(f"too many redirects from {self.url}", category="bad_request") from e
         except aiohttp.ServerDisconnectedError as e:
             raise JudgeError(
                 f"{self.target.host} closed the connection without replying", category="connection"
@@ -320,14 +320,53 @@ class Endpoint:
             ) from e
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _once(self, session: Any, body: bytes, timeout: Any, used: _Use) -> HTTPReply:
+    async def _send(self, session: Any, url: Any, body: bytes, timeout: Any) -> HTTPReply:
+        import aiohttp
+
+        for attempt in (1, 2):
+            used = _Use()
+            try:
+                return await self._once(session, url, body, timeout, used)
+            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
+                if attempt == 2 or not used.reused or isinstance(e, aiohttp.ClientConnectorError):
+                    raise
+                # a kept-alive connection the server had closed while idle: once more
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _redirect(self, url: Any, reply: HTTPReply) -> Any:
+        """Where a 307/308 to the same origin points; any other redirect is an error."""
+        location = reply.headers.get("location", "")
+        if not location:
+            raise JudgeError(
+                f"{url} answered HTTP {reply.status} with no Location", category="bad_request"
+            )
+        try:
+            target = url.join(type(url)(location))
+        except (ValueError, TypeError):
+            target = None
+        same = target is not None and target.origin() == url.origin()
+        if reply.status in (307, 308) and same:
+            return target
+        why = (
+            "which would send the judge call on as a GET, without its prompt"
+            if reply.status not in (307, 308)
+            else "on another host, which would get the API key"
+        )
+        raise JudgeError(
+            f"{url} redirects (HTTP {reply.status}) to {location}, {why}; give the URL it "
+            "points to as the judge's base URL",
+            category="bad_request",
+        )
+
+    async def _once(
+        self, session: Any, url: Any, body: bytes, timeout: Any, used: _Use
+    ) -> HTTPReply:
         async with session.post(
-            self.url,
+            url,
             data=body,
             headers=self.headers,
             timeout=timeout,
-            allow_redirects=True,
-            max_redirects=5,
+            allow_redirects=False,
             trace_request_ctx=used,
         ) as resp:
             chunks: list[bytes] = []

@@ -308,6 +308,7 @@ class LocalJudge:
             queue_s=max(total - response.latency_s, 0.0),
             model=response.model,
             probabilities=response.probabilities,
+            features=response.features,
         )
 
     def _run(self, request: JudgeRequest) -> JudgeResponse:
@@ -359,8 +360,9 @@ class LocalJudge:
         run = _Run(model=model, tokens=tokens, max_tokens=max_tokens, opts=opts)
         run.temperature = float(_pick(request.temperature, cfg.temperature) or 0.0)
         run.seed = _pick(request.seed, cfg.seed)
+        features = None
         if request.decision is not None:
-            data, text, n_out, probs = run.decide(request)
+            data, text, n_out, probs, features = run.decide(request)
         else:
             text, n_out = run.generate(tokens, _grammar(model, request.schema))
             data, probs = run.parse(text), None
@@ -377,6 +379,7 @@ class LocalJudge:
             cost=0.0,
             model=model.name,
             probabilities=probs,
+            features=features,
         )
 
 
@@ -427,8 +430,14 @@ class _Run:
     def _tok(self, text: str) -> list[int]:
         return list(self.model.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def decide(self, request: JudgeRequest) -> tuple[dict[str, Any], str, int, dict[str, float]]:
-        """Answer a request with a decision: (data, raw text, tokens out, probabilities)."""
+    def decide(
+        self, request: JudgeRequest
+    ) -> tuple[dict[str, Any], str, int, dict[str, float], bytes | None]:
+        """Answer a request with a decision.
+
+        Returns (data, raw text, tokens out, probabilities, features): ``features``
+        is the hidden state where the decision is read when the request asked for it.
+        """
         decision = request.decision
         assert decision is not None
         props, at = decision_layout(request.schema, decision)
@@ -451,9 +460,17 @@ class _Run:
             last=last,
             temperature=self.temperature,
             seed=self.seed,
+            hidden=request.features,
         )
+        feats = decided.hidden
         if at > 0:
-            return {**data, decision.key: decided.value}, text, n_out, decided.probabilities
+            return (
+                {**data, decision.key: decided.value},
+                text,
+                n_out,
+                decided.probabilities,
+                feats,
+            )
         written = prefix + " " + json.dumps(decided.value)
         if last:
             text = written + "}"
@@ -468,7 +485,7 @@ class _Run:
                 grammar = self.model.grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
             more, n_out = self.generate(base + self._tok(" " + json.dumps(decided.value)), grammar)
             text = written + more
-        return self.parse(text), text, n_out, decided.probabilities
+        return self.parse(text), text, n_out, decided.probabilities, feats
 
 
 def _pick(first: Any, second: Any) -> Any:

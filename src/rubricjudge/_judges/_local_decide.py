@@ -41,6 +41,9 @@ class Decided:
 
     value: str | int
     probabilities: dict[str, float]
+    hidden: bytes | None = None
+    """The model's last hidden state (after the final norm) where the value is read,
+    float16 little-endian; only when asked for (``hidden=True``)."""
 
 
 def decision_layout(schema: Mapping[str, Any], decision: Decision) -> tuple[list[str], int]:
@@ -60,8 +63,15 @@ def decision_layout(schema: Mapping[str, Any], decision: Decision) -> tuple[list
     return props, props.index(decision.key)
 
 
-def _next_logprobs(llm: Any, tokens: Sequence[int]) -> np.ndarray:
-    """Log-probabilities of the token after ``tokens``, reusing the KV cache."""
+def _next_logprobs(
+    llm: Any, tokens: Sequence[int], hidden: list[bytes] | None = None
+) -> np.ndarray:
+    """Log-probabilities of the token after ``tokens``, reusing the KV cache.
+
+    With ``hidden`` (a list to fill), the hidden state at the last token is appended
+    to it: llama.cpp computes it in the same pass when embeddings are switched on for
+    that one token, so a probe costs no second evaluation.
+    """
     n_past = int(llm.n_tokens)
     common = 0
     if n_past:
@@ -70,14 +80,46 @@ def _next_logprobs(llm: Any, tokens: Sequence[int]) -> np.ndarray:
         while common < limit and prev[common] == tokens[common]:
             common += 1
     llm.n_tokens = common
-    llm.eval(list(tokens[common:]))
+    rest = list(tokens[common:])
+    # the last token is always evaluated on its own, so the logits are the same to the
+    # last bit whether or not its hidden state is read (llama.cpp's sums differ slightly
+    # with the shape of the batch)
+    if len(rest) > 1:
+        llm.eval(rest[:-1])
+    if hidden is None:
+        llm.eval(rest[-1:])
+    else:
+        hidden.append(_eval_with_hidden(llm, rest[-1:]))
     logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
     top = float(logits.max())
     return logits - (top + float(np.log(np.exp(logits - top).sum())))
 
 
-def _score(llm: Any, base: list[int], conts: list[list[int]]) -> list[float]:
-    """Relative log-probability of each continuation after ``base`` (see module doc)."""
+def _eval_with_hidden(llm: Any, tokens: list[int]) -> bytes:
+    """Evaluate one token; return the hidden state there (float16 bytes)."""
+    from llama_cpp import llama_cpp as lib
+
+    ctx = llm._ctx.ctx
+    lib.llama_set_embeddings(ctx, True)
+    try:
+        llm.eval(tokens)
+        ptr = lib.llama_get_embeddings_ith(ctx, -1)
+        if not ptr:  # pragma: no cover - llama.cpp gives one for every output token
+            raise ConfigError("llama.cpp returned no hidden state for the decision")
+        vec = np.ctypeslib.as_array(ptr, shape=(int(llm.n_embd()),))
+        return vec.astype("<f2").tobytes()
+    finally:
+        lib.llama_set_embeddings(ctx, False)
+
+
+def _score(
+    llm: Any, base: list[int], conts: list[list[int]], hidden: list[bytes] | None = None
+) -> list[float]:
+    """Relative log-probability of each continuation after ``base`` (see module doc).
+
+    With ``hidden``, the hidden state where the values first part (the token whose
+    logits decide between them, after any tokens they all share) is appended to it.
+    """
     out = [0.0] * len(conts)
     stack: list[tuple[int, list[int], float]] = [(0, list(range(len(conts))), 0.0)]
     while stack:
@@ -93,7 +135,8 @@ def _score(llm: Any, base: list[int], conts: list[list[int]]) -> list[float]:
         if len(branches) == 1:  # shared by the whole group: cancels on renormalising
             stack.append((depth + 1, group, acc))
             continue
-        lp = _next_logprobs(llm, base + conts[group[0]][:depth])
+        first = hidden is not None and not hidden and len(group) == len(conts)
+        lp = _next_logprobs(llm, base + conts[group[0]][:depth], hidden if first else None)
         for tok, members in branches.items():
             stack.append((depth + 1, members, acc + float(lp[tok])))
     return out
@@ -107,6 +150,7 @@ def value_probabilities(
     last: bool,
     temperature: float,
     seed: int | None,
+    hidden: bool = False,
 ) -> Decided:
     """Score every allowed value after ``base`` and choose one.
 
@@ -120,7 +164,11 @@ def value_probabilities(
         list(llm.tokenize((" " + json.dumps(v) + end).encode("utf-8"), add_bos=False))
         for v in decision.values
     ]
-    scores = np.array(_score(llm, base, conts))
+    # the hidden state is always read where the decision is made (a copy of n_embd
+    # numbers): with embeddings on, llama.cpp's logits differ in the last bits, so
+    # reading it every time keeps the probabilities the same whether it is kept or not
+    got: list[bytes] = []
+    scores = np.array(_score(llm, base, conts, got))
     probs = np.exp(scores - scores.max())
     probs /= probs.sum()
     if temperature <= 0:
@@ -132,6 +180,7 @@ def value_probabilities(
     return Decided(
         value=decision.values[pick],
         probabilities={str(v): float(p) for v, p in zip(decision.values, probs, strict=True)},
+        hidden=got[0] if hidden and got else None,
     )
 
 

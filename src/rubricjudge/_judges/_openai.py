@@ -36,6 +36,7 @@ from ._limits import DEFAULT_CONCURRENCY
 from ._logprobs import decision_probabilities
 from ._parse import parse_json_reply
 from ._reliable import Provider
+from ._schema_check import schema_accepts
 
 __all__ = ["OFFICIAL_URL", "OpenAIJudge"]
 
@@ -236,7 +237,16 @@ class OpenAIJudge:
                 logprobs = False
                 continue
             raise error
-        return self._read(reply.json(), time.perf_counter() - start, request)
+        try:
+            response = self._read(reply.json(), time.perf_counter() - start, request)
+        except JudgeError as e:
+            if e.category in ("parse", "server"):  # a 200 that says nothing readable
+                self.fleet.unreadable(reply)
+            raise
+        if request.schema and not schema_accepts(request.schema, response.data):
+            # the grader decides what it can still read; the fleet sends less to this server
+            self.fleet.unreadable(reply)
+        return response
 
     def _read(
         self, completion: Any, latency: float, request: JudgeRequest | None = None

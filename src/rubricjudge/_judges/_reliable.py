@@ -164,6 +164,8 @@ class ReliableJudge:
         }
         if request.decision is not None:  # absent otherwise: older cache entries still hit
             parts["decision"] = [request.decision.key, list(request.decision.values)]
+        if request.features:  # likewise: a request without features keeps its old key
+            parts["features"] = True
         return cache_key(parts)
 
     async def judge(self, request: JudgeRequest) -> JudgeResponse:
@@ -178,7 +180,11 @@ class ReliableJudge:
         if cache is not None and key is not None and not self.config.refresh_cache:
             hit = cache.get(key)
             # only an answer to the question is replayed; a stored bad one is asked again
-            if hit is not None and schema_accepts(request.schema, hit["data"]):
+            if (
+                hit is not None
+                and schema_accepts(request.schema, hit["data"])
+                and (hit.get("features") is not None or not request.features)
+            ):
                 return _replay(hit, time.perf_counter() - start)
         response, attempts, queued = await self._attempts(request)
         cost = response.cost
@@ -206,6 +212,7 @@ class ReliableJudge:
                 reasoning=response.reasoning,
                 usage=response.usage.model_dump() if response.usage is not None else None,
                 probabilities=response.probabilities,
+                features=response.features,
             )
         return response
 
@@ -270,6 +277,7 @@ def _replay(hit: Mapping[str, Any], latency: float) -> JudgeResponse:
         model=hit.get("model") or "",
         attempts=0,
         probabilities=hit.get("probabilities"),
+        features=hit.get("features"),
     )
 
 

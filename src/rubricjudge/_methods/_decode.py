@@ -8,12 +8,19 @@ the system prompt; the rendered text is the user message and is described to the
 judge as material to classify, never as instructions. The reply must name one
 level id (the schema makes ``level_id`` an enum). Every call leaves an audit
 record in ``CriterionReport.llm_invocation``.
+
+Under the ``dataknobs`` policy the reply's text is read as dataknobs' executor
+reads it, and nothing else counts: the whole text as JSON with a ``level_id``
+that is exactly a level id, else the text itself (stripped of spaces and quotes)
+equal to a level id but for case; anything else (a fenced reply, a level id in
+another case inside JSON, prose) is ``unable_to_evaluate``, which scores 0.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -139,8 +146,26 @@ def _pick(criterion: Criterion, resp: JudgeResponse) -> Any:
     raise ValueError(f"the reply names no single level id: {resp.raw_text[:120]!r}")
 
 
-async def run_decode(criterion: Criterion, target: Any, judge: Judge) -> CriterionReport:
-    """Render the criterion's template against ``target`` and ask ``judge`` for a level."""
+def dataknobs_level_id(text: str, ids: list[str]) -> str | None:
+    """The level id dataknobs' executor reads in a reply, or None (``unable_to_evaluate``)."""
+    text = text.strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and "level_id" in data and str(data["level_id"]) in ids:
+        return str(data["level_id"])
+    cleaned = text.strip('"').strip("'").lower()
+    return next((i for i in ids if cleaned == i.lower()), None)
+
+
+async def run_decode(
+    criterion: Criterion, target: Any, judge: Judge, *, dataknobs: bool = False
+) -> CriterionReport:
+    """Render the criterion's template against ``target`` and ask ``judge`` for a level.
+
+    ``dataknobs`` reads the reply's text as dataknobs' executor does (see above).
+    """
     method = ScoringType.LLM_DECODE
     source = criterion.scoring_method.decode_prompt if criterion.scoring_method else None
     assert source is not None
@@ -154,6 +179,10 @@ async def run_decode(criterion: Criterion, target: Any, judge: Judge) -> Criteri
     try:
         resp = await judge.judge(req)
     except JudgeError as e:
+        if dataknobs and e.raw_text:  # a reply ours could not parse may be one dataknobs reads
+            return _dataknobs_report(
+                criterion, e.raw_text, {"llm_invocation": _audit(judge, req, None)}
+            )
         return error_report(
             criterion,
             method,
@@ -168,6 +197,8 @@ async def run_decode(criterion: Criterion, target: Any, judge: Judge) -> Criteri
         "token_usage": resp.usage,
         "completion_cost": resp.cost,
     }
+    if dataknobs:
+        return _dataknobs_report(criterion, resp.raw_text, common)
     try:
         level = resolve_level(criterion, _pick(criterion, resp))
     except ValueError as e:
@@ -177,3 +208,15 @@ async def run_decode(criterion: Criterion, target: Any, judge: Judge) -> Criteri
     reason = resp.data.get("reason")
     notes = reason if isinstance(reason, str) else ""
     return level_report(criterion, level, method, notes=notes, reasoning=resp.reasoning, **common)
+
+
+def _dataknobs_report(criterion: Criterion, text: str, common: dict[str, Any]) -> CriterionReport:
+    method = ScoringType.LLM_DECODE
+    found = dataknobs_level_id(text, level_ids(criterion))
+    if found is None:
+        message = f"dataknobs reads no level id in the reply: {text[:120]!r}"
+        return error_report(
+            criterion, method, message, category="parse", level=UNABLE_LEVEL, **common
+        )
+    level = resolve_level(criterion, found, strict=True)
+    return level_report(criterion, level, method, evidence=[f"LLM response: {text}"], **common)

@@ -1,4 +1,4 @@
-"""``run_method``: decide one criterion by its scoring method (function, schema, decode).
+"""``run_method``: decide one criterion by its method (function, schema, decode, trajectory).
 
 Failure policy: an exception raised by a scoring function, a function returning
 something that is not a level, a template that does not render, and a judge that
@@ -6,7 +6,10 @@ fails are all recorded on the report (``error``, ``error_category`` of
 ``function`` / ``template`` / the judge's category / ``parse``) with the verdict
 CANNOT_ASSESS; the scoring policy's CannotAssessStrategy decides what that is
 worth. Under the ``dataknobs`` scoring policy only exact level ids are levels
-(a label is not), and the same failures score 0 (``_scoring_dataknobs``).
+(a label is not), and the same failures score 0 (``_scoring_dataknobs``); a
+schema's pass takes the highest-scoring level and its failure the lowest whatever
+the weight's sign, and a decode reply is read as dataknobs reads it (see
+``_decode``), as its executor does.
 Misconfiguration — an unknown function ref, an import that is not allowed,
 an invalid schema, a decode criterion without a judge — is a ConfigError, raised.
 """
@@ -25,6 +28,7 @@ from ._decode import compile_template, run_decode
 from ._functions import FunctionRegistry, FunctionResult, call_function
 from ._levels import ERROR_LEVEL, error_report, level_report, name_of, resolve_level
 from ._schema import compile_schema, run_schema
+from ._trajectory import run_trajectory
 
 __all__ = ["check_method", "coerce_policy", "run_method"]
 
@@ -75,12 +79,14 @@ def check_method(criterion: Criterion, functions: FunctionRegistry, judge: Any) 
                 f"{where}: scoring_method.decode_prompt is not a valid Jinja2 template "
                 f"(line {e.lineno}): {e.message}"
             ) from None
+    elif method is ScoringType.TRAJECTORY:
+        pass  # the model checked the check's fields when the rubric was built
     elif method is ScoringType.LLM:
         raise ConfigError(f"{where} is graded by an LLM judge; use a grader (CriterionGrader)")
     else:
         raise ConfigError(
             f"{where} uses scoring method {method.value!r}, which run_method does not run; "
-            "use 'function', 'json_schema' or 'llm_decode'"
+            "use 'function', 'json_schema', 'llm_decode' or 'trajectory'"
         )
 
 
@@ -127,9 +133,10 @@ async def run_method(
     """Decide ``criterion`` about ``target`` with its scoring method.
 
     Args:
-        criterion: a leaf criterion whose method is ``function``, ``json_schema`` or
-            ``llm_decode``.
-        target: the content: text, or structured data (a dict, or JSON text).
+        criterion: a leaf criterion whose method is ``function``, ``json_schema``,
+            ``llm_decode`` or ``trajectory``.
+        target: the content: text, or structured data (a dict, or JSON text); for
+            ``trajectory``, a conversation (or a submission holding one).
         judge: the judge for ``llm_decode`` (a Judge or a spec string).
         functions: the registry (or a ``{ref: function}`` dict) ``function_ref`` and
             ``schema_ref`` are looked up in.
@@ -148,9 +155,13 @@ async def run_method(
     the_judge = _judge(judge)
     check_method(criterion, registry, the_judge)
     method = criterion.method
+    dataknobs = rules.compat == "dataknobs"
     if method is ScoringType.FUNCTION:
-        return await _run_function(criterion, target, registry, strict=rules.compat == "dataknobs")
+        return await _run_function(criterion, target, registry, strict=dataknobs)
     if method is ScoringType.JSON_SCHEMA:
-        return run_schema(criterion, target, compile_schema(criterion, registry))
+        validator = compile_schema(criterion, registry)
+        return run_schema(criterion, target, validator, dataknobs=dataknobs)
+    if method is ScoringType.TRAJECTORY:
+        return run_trajectory(criterion, target)
     assert the_judge is not None
-    return await run_decode(criterion, target, the_judge)
+    return await run_decode(criterion, target, the_judge, dataknobs=dataknobs)

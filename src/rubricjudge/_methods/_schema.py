@@ -15,7 +15,7 @@ import jsonschema_rs
 from .._errors import ConfigError
 from .._limits import json_loads
 from .._model._reports import CriterionReport
-from .._model._rubric import Criterion, ScoringType
+from .._model._rubric import Criterion, CriterionVerdict, ScoringType
 from ._functions import FunctionRegistry
 from ._levels import extreme_level, level_report, name_of
 
@@ -72,8 +72,26 @@ def _where(path: Any) -> str:
     return "/" + "/".join(str(p) for p in parts) if parts else "(root)"
 
 
-def run_schema(criterion: Criterion, target: Any, validator: Any) -> CriterionReport:
-    """Validate ``target`` (a dict, list or JSON text) and report the level."""
+def _dataknobs_level(criterion: Criterion, *, passed: bool) -> CriterionVerdict | int:
+    """The level dataknobs' executor picks: the highest-scoring on a pass, lowest on a failure.
+
+    It sorts the levels by score (a stable sort) and takes the last or the first,
+    whatever the weight's sign; a binary criterion is MET or UNMET.
+    """
+    if criterion.options is None:
+        return CriterionVerdict.MET if passed else CriterionVerdict.UNMET
+    order = sorted(range(len(criterion.options)), key=lambda i: criterion.options[i].value)  # type: ignore[index]
+    return order[-1] if passed else order[0]
+
+
+def run_schema(
+    criterion: Criterion, target: Any, validator: Any, *, dataknobs: bool = False
+) -> CriterionReport:
+    """Validate ``target`` (a dict, list or JSON text) and report the level.
+
+    ``dataknobs`` picks the level as dataknobs' executor does (by score, not by the
+    weight's sign).
+    """
     instance, problem = _instance(target)
     more = False
     if problem is not None:
@@ -87,7 +105,10 @@ def run_schema(criterion: Criterion, target: Any, validator: Any) -> CriterionRe
         if more:
             errors = [*errors[:MAX_EVIDENCE], "... further validation errors left out"]
     passed = not errors
-    level = extreme_level(criterion, best=passed)
+    if dataknobs:
+        level = _dataknobs_level(criterion, passed=passed)
+    else:
+        level = extreme_level(criterion, best=passed)
     count = f"more than {MAX_EVIDENCE}" if more else str(len(errors))
     notes = "content matches the schema" if passed else f"{count} schema violation(s)"
     return level_report(criterion, level, ScoringType.JSON_SCHEMA, evidence=errors, notes=notes)

@@ -7,7 +7,6 @@ intervals over the resamples where the metric is defined.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,10 +33,11 @@ from ._coding import MISSING, NA, CriterionCoder, NaMode, na_modes
 from ._correlation import kendall_tau_b, pearson, spearman, table_points
 from ._estimates import estimates
 from ._pooled import confidence_summary, pooled_binary
+from ._raw import raw_confidence, raw_score
 from ._results import CriterionMetrics, ItemMetrics, JudgeAgreement, MetricsReport
-from ._tables import FloatArray, contingency, resample_weights
+from ._tables import FloatArray, contingency, percentile_interval, resample_weights
 
-__all__ = ["compute_metrics"]
+__all__ = ["compute_metrics", "human_score"]
 
 
 @dataclass
@@ -107,7 +107,8 @@ def _resolve(results: Any, dataset: Any) -> list[EvaluationReport | None]:
     )
 
 
-def _human_score(rubric: Rubric, truth: Sequence[Any]) -> float | None:
+def human_score(rubric: Rubric, truth: Sequence[Any]) -> float | None:
+    """The score the human labels give an item, or None when they do not score it."""
     try:
         return rubric.compute_score(list(truth))
     except (VerdictError, ValueError):
@@ -128,10 +129,13 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
         report = reports[i]
         leaves = rubric.leaves()
         judged_leaves = list(leaf_reports(report.report or [])) if report is not None else []
-        if report is not None and report.score is not None:
-            judged[i] = report.score
+        score = report.score if report is not None else None
+        if report is not None and verdicts == "raw":
+            score = raw_score(rubric, report)
+        if score is not None:
+            judged[i] = score
         if truth is not None:
-            h = _human_score(rubric, truth)
+            h = human_score(rubric, truth)
             human[i] = np.nan if h is None else h
         for pos, criterion in enumerate(leaves):
             key = _group_key(groups, criterion.key or f"#{pos}", criterion)
@@ -152,20 +156,15 @@ def _collect(dataset: Any, reports: list[EvaluationReport | None], verdicts: str
             if jr is not None and jr.calibration is not None:
                 out.calibrated += 1
             said, truth_code = int(g.judge[i]), int(g.truth[i])
-            if jr is not None and jr.confidence is not None and said >= 0 and truth_code >= 0:
-                out.confidence.append((float(jr.confidence), said == truth_code))
+            conf = None
+            if jr is not None:
+                conf = raw_confidence(jr) if verdicts == "raw" else jr.confidence
+            if conf is not None and said >= 0 and truth_code >= 0:
+                out.confidence.append((float(conf), said == truth_code))
             for vote in (jr.votes or []) if jr is not None else []:
                 arr = g.votes.setdefault(vote.judge_id, np.full(n, MISSING))
                 arr[i] = g.coder.code_parts(vote.verdict, vote.selection, vote.error)
     return out
-
-
-def _interval(values: FloatArray, confidence: float) -> tuple[float, float]:
-    finite = values[~np.isnan(values)]
-    if finite.size == 0:
-        return (math.nan, math.nan)
-    lo, hi = np.quantile(finite, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return (float(lo), float(hi))
 
 
 def _pack(
@@ -175,7 +174,7 @@ def _pack(
     intervals = {}
     for k, v in values.items():
         if v.shape[0] > 1:
-            intervals[k] = _interval(v[1:], confidence)
+            intervals[k] = percentile_interval(v[1:], confidence)
     return point, intervals
 
 
@@ -347,7 +346,7 @@ def compute_metrics(
         _criterion(k, g, weights, na_mode, confidence, has_report) for k, g in groups.items()
     ]
     inter = [a for k, g in groups.items() if (a := _inter_judge(k, g, na_mode)) is not None]
-    pooled = pooled_binary(list(groups.values()), weights, na_mode, confidence, _interval)
+    pooled = pooled_binary(list(groups.values()), weights, na_mode, confidence, percentile_interval)
     return MetricsReport(
         pooled=pooled,
         verdicts=verdicts,

@@ -9,10 +9,19 @@ array arithmetic instead of 1,000 Python-level recomputations.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FloatArray", "IntArray", "contingency", "ones_weights", "resample_weights"]
+__all__ = [
+    "FloatArray",
+    "IntArray",
+    "contingency",
+    "ones_weights",
+    "percentile_interval",
+    "resample_weights",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -23,11 +32,14 @@ def ones_weights(n: int) -> FloatArray:
     return np.ones((1, n), dtype=np.float64)
 
 
-def resample_weights(n: int, resamples: int, seed: int | None = None) -> FloatArray:
+def resample_weights(
+    n: int, resamples: int, seed: int | np.random.Generator | None = None
+) -> FloatArray:
     """Item counts of ``resamples`` bootstrap resamples of ``n`` items, shape ``(resamples, n)``.
 
     Drawing the index matrix and counting it with one ``bincount`` is the whole
-    cost; no resample is materialised as a copy of the data.
+    cost; no resample is materialised as a copy of the data. ``seed`` may be a
+    generator, to draw resamples in several blocks from one stream.
     """
     if n == 0:
         return np.zeros((resamples, 0), dtype=np.float64)
@@ -36,6 +48,15 @@ def resample_weights(n: int, resamples: int, seed: int | None = None) -> FloatAr
     flat = idx + (np.arange(resamples, dtype=np.int64) * n)[:, None]
     counts = np.bincount(flat.ravel(), minlength=resamples * n)
     return counts.reshape(resamples, n).astype(np.float64)
+
+
+def percentile_interval(values: FloatArray, confidence: float) -> tuple[float, float]:
+    """The percentile interval of bootstrap replicates, over those where the value is defined."""
+    finite = values[~np.isnan(values)]
+    if finite.size == 0:
+        return (math.nan, math.nan)
+    lo, hi = np.quantile(finite, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return (float(lo), float(hi))
 
 
 def contingency(

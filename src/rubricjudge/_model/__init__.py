@@ -25,6 +25,7 @@ from ._reports import (
     ScaleScore,
     SectionScore,
     TokenUsage,
+    TurnReport,
 )
 from ._rubric import HybridMetric, Rubric
 from ._scoring import CannotAssessStrategy, ScoringPolicy
@@ -62,4 +63,5 @@ __all__ = [
     "Stability",
     "TieBreak",
     "TokenUsage",
+    "TurnReport",
 ]

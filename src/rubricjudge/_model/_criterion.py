@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ._trajectory import Scope, TrajectoryCheck, TurnAggregation, check_problem
+
 __all__ = [
     "CANONICAL_NA_OPTION",
     "DEFAULT_WEIGHT",
@@ -71,6 +73,7 @@ class ScoringType(StrEnum):
     JSON_SCHEMA = "json_schema"
     METRIC = "metric"
     LLM_DECODE = "llm_decode"
+    TRAJECTORY = "trajectory"
     DETERMINISTIC = "function"
     SCHEMA = "json_schema"
 
@@ -80,7 +83,8 @@ class ScoringMethod(BaseModel):
 
     ``function_ref`` names a function registered in code (``"myapp:check"``);
     a rubric file never imports it by itself. ``json_schema`` is an inline JSON
-    Schema; ``decode_prompt`` a Jinja2 template rendered in a sandbox.
+    Schema; ``decode_prompt`` a Jinja2 template rendered in a sandbox;
+    ``trajectory`` an exact check on a conversation's tool calls.
     """
 
     model_config = STRICT
@@ -92,6 +96,7 @@ class ScoringMethod(BaseModel):
     decode_prompt: str | None = None
     decode_output_schema: dict[str, Any] | None = None
     metric: str | None = None
+    trajectory: TrajectoryCheck | None = None
     config: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -100,11 +105,14 @@ class ScoringMethod(BaseModel):
             ScoringType.FUNCTION: ("function_ref", self.function_ref),
             ScoringType.METRIC: ("metric", self.metric),
             ScoringType.LLM_DECODE: ("decode_prompt", self.decode_prompt),
+            ScoringType.TRAJECTORY: ("trajectory", self.trajectory),
         }.get(self.type)
         if need is not None and not need[1]:
             raise ValueError(f"scoring method {self.type.value!r} needs {need[0]!r}; add it")
         if self.type is ScoringType.JSON_SCHEMA and not (self.json_schema or self.schema_ref):
             raise ValueError("scoring method 'json_schema' needs 'schema' (inline) or 'schema_ref'")
+        if self.trajectory is not None and self.type is not ScoringType.TRAJECTORY:
+            raise ValueError("'trajectory' belongs to scoring method type 'trajectory'; set it")
         return self
 
 
@@ -183,6 +191,11 @@ class CriterionOption(BaseModel):
             raise ValueError(f"option value {v!r} is outside [0, 1]; use a credit from 0 to 1")
         return v
 
+    @property
+    def score(self) -> float:
+        """The option's credit under dataknobs' name for a level's (``value``)."""
+        return self.value
+
 
 CANONICAL_NA_OPTION = CriterionOption(label="N/A", value=0.0, na=True, id="na")
 
@@ -211,6 +224,9 @@ class Criterion(BaseModel):
     is the number's place on the scale). A negative ``weight`` is a penalty: MET (or
     the top of the scale) means the fault is present.
     A criterion with ``subcriteria`` is scored as the weighted mean of its children.
+    ``scope`` says which part of a conversation a judge decides it on (see
+    ``_trajectory``); ``turn_aggregation`` combines the verdicts of every assistant
+    turn (``all`` by default, ``any`` on a penalty).
     """
 
     model_config = STRICT
@@ -227,6 +243,8 @@ class Criterion(BaseModel):
     subcriteria: list[Criterion] | None = None
     section: str | None = None
     scoring_method: ScoringMethod | None = None
+    scope: Scope | None = None
+    turn_aggregation: TurnAggregation | None = None
     required: bool = True
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -268,7 +286,67 @@ class Criterion(BaseModel):
             )
         if self.subcriteria is not None and not self.subcriteria:
             raise ValueError("subcriteria is empty; remove it or list the children")
+        self._check_trajectory()
         return self
+
+    @property
+    def levels(self) -> list[CriterionOption]:
+        """The options under dataknobs' name (empty for a binary criterion)."""
+        return list(self.options or [])
+
+    def validate_options(self) -> Criterion:
+        """Check the options as autorubric does; returns the criterion (autorubric's name).
+
+        autorubric refuses a multi-choice criterion with fewer than 2 options, or fewer
+        than 2 that are not N/A; rubricjudge builds one with a single scored option
+        (dataknobs and OpenRubricRL files have them), so the check is this method.
+
+        Raises:
+            ValueError: fewer than 2 options, or fewer than 2 that are not N/A.
+        """
+        if self.options is not None:
+            if len(self.options) < 2:
+                raise ValueError(
+                    f"criterion {self.key or self.requirement!r}: a multi-choice criterion "
+                    "needs at least 2 options"
+                )
+            if sum(not o.na for o in self.options) < 2:
+                raise ValueError(
+                    f"criterion {self.key or self.requirement!r}: it needs at least 2 options "
+                    "that are not N/A"
+                )
+        return self
+
+    def _check_trajectory(self) -> None:
+        sm = self.scoring_method
+        problem = check_problem(sm.trajectory) if sm and sm.trajectory else None
+        if problem is not None:
+            name = f" of criterion {self.key!r}" if self.key else ""
+            raise ValueError(f"scoring_method.trajectory{name}: {problem}")
+        if self.turn_aggregation is not None and self.scope != "every_assistant_turn":
+            raise ValueError(
+                "turn_aggregation applies only with scope: every_assistant_turn; remove it or "
+                "set that scope"
+            )
+        if self.scope is not None and self.subcriteria:
+            raise ValueError("scope applies to leaf criteria; set it on the subcriteria")
+        if self.scope is not None and self.method is not ScoringType.LLM:
+            raise ValueError(
+                f"scope applies to criteria a judge decides, not to scoring method "
+                f"{self.method.value!r}; remove it"
+            )
+        if self.method is ScoringType.TRAJECTORY and not self.is_binary:
+            raise ValueError(
+                "a trajectory check decides MET or UNMET: remove 'options' / 'scale' / "
+                "'subcriteria' from this criterion"
+            )
+
+    @property
+    def turns_aggregation(self) -> TurnAggregation:
+        """How every-turn verdicts combine: ``turn_aggregation``, else all (any on a penalty)."""
+        if self.turn_aggregation is not None:
+            return self.turn_aggregation
+        return "any" if self.weight < 0 else "all"
 
     # -- identity --------------------------------------------------------------
     @property

@@ -24,6 +24,7 @@ __all__ = [
     "ScaleScore",
     "SectionScore",
     "TokenUsage",
+    "TurnReport",
 ]
 
 
@@ -175,6 +176,27 @@ class Escalation(BaseModel):
     counted: str = "first"
 
 
+class TurnReport(BaseModel):
+    """The verdict on one assistant turn, for a criterion judged on every turn.
+
+    ``turn`` counts the assistant's turns from 1; ``first`` and ``last`` are the
+    turn's messages, numbered from 1 as judge prompts and pages number them.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int
+    first: int
+    last: int
+    verdict: CriterionVerdict | None = None
+    selection: OptionSelection | None = None
+    scale_score: ScaleScore | None = None
+    reason: str = ""
+    error: str | None = None
+    error_category: str | None = None
+    confidence: float | None = None
+
+
 class CriterionReport(BaseModel):
     """A criterion with its result.
 
@@ -193,6 +215,12 @@ class CriterionReport(BaseModel):
     reports vote agreement in ``agreement`` beside them. ``calibration``,
     ``evidence_check`` and ``escalation`` record what those steps did;
     ``stability`` what each repeat answered when the judgment was repeated.
+
+    A criterion judged on every assistant turn keeps each turn's verdict in
+    ``turns``; its own verdict combines them (``all`` / ``any``), and under ``mean``
+    ``turn_credit`` holds the mean credit that the score counts (the verdict shown is
+    then the majority's). ``notes`` says what else shaped the answer (a trajectory
+    check's outcome, turns elided to fit the judge's budget).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -222,6 +250,11 @@ class CriterionReport(BaseModel):
     llm_invocation: dict[str, Any] | None = None
     token_usage: TokenUsage | None = None
     completion_cost: float | None = None
+    features: bytes | None = Field(default=None, exclude=True, repr=False)
+    """The judge's hidden state at the decision (float16 bytes), kept in memory for
+    ``calibrate --method probe``; never written to reports or files."""
+    turns: list[TurnReport] | None = None
+    turn_credit: float | None = None
 
     # -- seed-compatible accessors ---------------------------------------------
     @property
@@ -253,6 +286,20 @@ class CriterionReport(BaseModel):
     def criterion_score(self) -> float | None:
         """The number on the criterion's scale (OpenRubricRL's per-criterion score), or None."""
         return self.scale_score.score if self.scale_score is not None else None
+
+    @property
+    def criterion_id(self) -> str | None:
+        """The criterion's id, else its name (dataknobs' ``CriterionResult.criterion_id``)."""
+        return self.criterion.key
+
+    @property
+    def score(self) -> float | None:
+        """The credit of this result (dataknobs' ``CriterionResult.score``; ``score_value``).
+
+        None where nothing was scored (a failure or N/A); dataknobs writes 0.0 there,
+        which :class:`~rubricjudge.ScoringPolicy` ``"dataknobs"`` also counts.
+        """
+        return self.score_value
 
     @property
     def final_verdict(self) -> CriterionVerdict | None:
@@ -336,7 +383,9 @@ class EvaluationReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    score: float | None
+    # None when nothing could be graded; a default, so a report written without it
+    # (as every writer leaving None fields out did) still reads back
+    score: float | None = None
     raw_score: float | None = None
     llm_raw_score: float | None = None
     report: list[CriterionReport] | None = None
@@ -367,6 +416,37 @@ class EvaluationReport(BaseModel):
         """The per-criterion reports under dataknobs' name (empty for a holistic grade)."""
         return list(self.report or [])
 
+    # dataknobs' RubricEvaluation fields, kept in metadata by its RubricExecutor
+    @property
+    def rubric_id(self) -> str | None:
+        """The id of the rubric evaluated (dataknobs' ``RubricEvaluation.rubric_id``)."""
+        return self.metadata.get("rubric_id")
+
+    @property
+    def rubric_version(self) -> str | None:
+        """The version of the rubric evaluated (dataknobs' ``rubric_version``)."""
+        return self.metadata.get("rubric_version")
+
+    @property
+    def target_id(self) -> str | None:
+        """The id of what was evaluated (dataknobs' ``target_id``)."""
+        return self.metadata.get("target_id")
+
+    @property
+    def target_type(self) -> str | None:
+        """The kind of what was evaluated (dataknobs' ``target_type``)."""
+        return self.metadata.get("target_type")
+
+    @property
+    def evaluated_at(self) -> str | None:
+        """When it was evaluated, ISO 8601 in UTC (dataknobs' ``evaluated_at``)."""
+        return self.metadata.get("evaluated_at")
+
+    @property
+    def evaluated_by(self) -> str | None:
+        """Who evaluated it: the judge, or ``rubricjudge`` (dataknobs' ``evaluated_by``)."""
+        return self.metadata.get("evaluated_by")
+
     def by_section(self, policy: ScoringPolicy | None = None) -> list[SectionScore]:
         """Scores per section, computed with the same rules as the whole report.
 
@@ -377,5 +457,9 @@ class EvaluationReport(BaseModel):
         return section_scores(self, policy if policy is not None else DEFAULT_POLICY)
 
     def to_jsonable(self) -> dict[str, Any]:
-        """A JSON-ready dict with None fields left out."""
-        return self.model_dump(mode="json", exclude_none=True)
+        """A JSON-ready dict with None fields left out, but ``score`` always there.
+
+        ``"score": null`` says in the file that the item could not be graded.
+        """
+        data = self.model_dump(mode="json", exclude_none=True)
+        return {"score": data.pop("score", None), **data}

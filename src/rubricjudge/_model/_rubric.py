@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from .._errors import ConfigError, UsageError
 from ._criterion import (
     CANONICAL_NA_OPTION,
     SEMVER,
@@ -297,8 +298,43 @@ class Rubric(BaseModel):
 
         return dump_text(self, kind="json", format=format, indent=indent)
 
+    def validate_schema(self, schema_path: Any = None) -> bool:
+        """Whether this rubric is a valid OpenRubricRL rubric (OpenRubricRL's ``validate_schema``).
+
+        Without ``schema_path`` the rubric is converted to OpenRubricRL's format and
+        checked with OpenRubricRL's rules (name, semver version, scale, weights that
+        sum to 1...); with it, the converted data is checked against that JSON Schema
+        file. False, never an exception, when it is not (``rubricjudge validate`` and
+        :func:`~rubricjudge.validate_data` say why).
+
+        Raises:
+            ConfigError: ``schema_path`` cannot be read as a JSON Schema.
+        """
+        from .._formats import convert_rubric, validate_data
+
+        try:
+            data, _ = convert_rubric(self, to="openrubricrl")
+        except UsageError:  # something OpenRubricRL cannot express
+            return False
+        if schema_path is None:
+            return not validate_data(data, format="openrubricrl")
+        return _matches_schema(data, schema_path)
+
     def to_file(self, path: Any, *, format: str = "native") -> None:
         """Write this rubric to ``path``; ``.json`` writes JSON, anything else YAML."""
         from .._formats import dump_file
 
         dump_file(self, path, format=format)
+
+
+def _matches_schema(data: Any, schema_path: Any) -> bool:
+    import jsonschema_rs
+
+    from .._limits import json_loads, read_text
+
+    try:
+        schema = json_loads(read_text(schema_path))
+        validator = jsonschema_rs.validator_for(schema)
+    except Exception as e:  # unreadable, not JSON, or not a schema
+        raise ConfigError(f"schema {str(schema_path)!r} is not a readable JSON Schema: {e}") from e
+    return bool(validator.is_valid(data))

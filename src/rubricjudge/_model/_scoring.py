@@ -19,7 +19,13 @@ Which formula applies depends on the weights that *counted*: when no criterion w
 a positive weight counted (a rubric of penalties, zero weights beside penalties, or
 positive criteria all skipped), the all-negative formula is used, as the seed
 ``rubric`` package states it and autorubric and ``rubric`` compute it. When nothing
-with a non-zero weight counted, there is no score: ``None``, as autorubric returns.
+counted, there is no score: ``None``, normalised or not, as autorubric returns; when
+only zero-weight criteria counted, the score is 0.0, as autorubric and ``rubric`` give.
+
+Sums are exactly rounded (``math.fsum``), so a score does not depend on the order of
+the criteria; ``ScoringPolicy(compat="autorubric")`` adds in rubric order instead, as
+autorubric, ``rubric`` on Python 3.11 and PaperBench do, to match their results to the
+last bit.
 Verdict values are parsed into reports in ``_verdicts`` (re-exported here).
 
 ``ScoringPolicy(compat="dataknobs")`` (:meth:`ScoringPolicy.dataknobs`) swaps these
@@ -82,8 +88,8 @@ class CannotAssessStrategy(StrEnum):
         return None
 
 
-Compat = Literal["rubricjudge", "dataknobs"]
-COMPAT_CHOICES: tuple[Compat, ...] = ("rubricjudge", "dataknobs")
+Compat = Literal["rubricjudge", "autorubric", "dataknobs"]
+COMPAT_CHOICES: tuple[Compat, ...] = ("rubricjudge", "autorubric", "dataknobs")
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,9 @@ class ScoringPolicy:
     clamp, and a rubric where everything failed scores 0.0 (and fails its
     threshold) rather than None. ``cannot_assess`` and ``partial_credit`` do not
     apply under ``dataknobs``: anything undecided is worth 0 there.
+    ``compat="autorubric"`` keeps rubricjudge's rules but adds the weighted terms in
+    rubric order, as autorubric's ``score_reports`` does, instead of exactly rounded:
+    the two can differ in the last bit, and a PaperBench tree then matches its scores.
     """
 
     cannot_assess: CannotAssessStrategy = CannotAssessStrategy.SKIP
@@ -124,6 +133,8 @@ class ScoringPolicy:
             return value
         if value == "dataknobs":
             return cls.dataknobs()
+        if value == "autorubric":
+            return cls(compat="autorubric")
         if value == "rubricjudge":
             return DEFAULT_POLICY
         choices = ", ".join(repr(c) for c in COMPAT_CHOICES)
@@ -179,6 +190,8 @@ def report_value(report: CriterionReport, policy: ScoringPolicy = DEFAULT_POLICY
         return dataknobs_credit(report)
     if report.children:
         return _normalized(list(report.children), policy, _all_negative(report.children))[0]
+    if report.turn_credit is not None:  # the mean over a conversation's assistant turns
+        return report.turn_credit
     if report.selection is not None:
         if report.selection.na:
             return _cannot_assess_value(report.criterion, policy)
@@ -222,18 +235,27 @@ def _normalized(
         absolutes.append(abs(w))
         if w > 0:
             positives.append(w)
-    # compensated sums (as Python 3.12's sum() is): scores at a pass threshold must not
-    # flip on the order of the criteria
-    raw, positive, absolute = math.fsum(terms), math.fsum(positives), math.fsum(absolutes)
+    # exactly rounded sums: scores at a pass threshold must not flip on the order of the
+    # criteria; the autorubric mode adds in order, as the peers do, to match them bit for bit
+    add = _in_order if policy.compat == "autorubric" else math.fsum
+    raw, positive, absolute = add(terms), add(positives), add(absolutes)
     if positive > 0:
         score: float | None = raw / positive
     elif absolute > 0:  # no positive weight counted: the all-negative formula
         score = 1.0 + raw / absolute
-    else:
-        score = None
+    else:  # only zero weights counted: 0.0, as autorubric and rubric; nothing: None
+        score = 0.0 if counted else None
     if score is not None:
         score = max(0.0, min(1.0, score))
     return score, raw, counted
+
+
+def _in_order(values: Iterable[float]) -> float:
+    """``0.0 + v1 + v2 + ...`` left to right, as a plain Python loop (or 3.11's sum) adds."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 @dataclass(frozen=True)
@@ -262,9 +284,10 @@ def score_reports(
 ) -> ScoreResult:
     """Score top-level criterion reports; the single source of truth for scores."""
     neg = _all_negative(reports) if all_negative is None else all_negative
-    score, raw, _ = _normalized(reports, policy, neg)
+    score, raw, counted = _normalized(reports, policy, neg)
     ca = sum(1 for r in leaf_reports(reports) if r.verdict is CriterionVerdict.CANNOT_ASSESS)
-    final = score if policy.normalize else raw
+    # unnormalised, nothing counted is no score either (None, as autorubric): not a 0.0
+    final = score if policy.normalize else (raw if counted else None)
     return ScoreResult(score=final, raw_score=raw, cannot_assess_count=ca)
 
 

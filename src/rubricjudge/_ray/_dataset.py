@@ -20,7 +20,7 @@ from .._errors import ConfigError, UsageError
 from .._graders._spec import GraderSpec
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
-from ._setup import forwarded_env, import_ray
+from ._setup import forwarded_env, import_ray, judge_backends
 
 __all__ = ["REPORT_COLUMNS", "BatchGrader", "grade_dataset", "report_columns"]
 
@@ -167,6 +167,7 @@ def grade_dataset(
     num_cpus: float = 1,
     include_report: bool = False,
     forward_env: bool = True,
+    extra_env: Sequence[str] = (),
 ) -> Any:
     """Grade every row of a Ray Dataset against ``rubric``; return the dataset with reports.
 
@@ -191,8 +192,11 @@ def grade_dataset(
         batch_size: rows per batch.
         num_cpus: CPUs each actor reserves.
         include_report: add the full report JSON as ``report``.
-        forward_env: give the actors the driver's ``RUBRICJUDGE_*``, ``OPENAI_*`` and
-            ``ANTHROPIC_*`` environment variables.
+        forward_env: give the actors the environment variables their judges read
+            (``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` for ``openai/``, and so on; the
+            cache directory, TLS and proxy settings); False: none.
+        extra_env: names of more variables to give them (a LiteLLM provider's key
+            that is not named ``*_API_KEY``, say).
 
     Raises:
         ConfigError: Ray is missing, a bad rubric or argument.
@@ -225,7 +229,7 @@ def grade_dataset(
             "columns": columns,
             "concurrency": concurrency,
             "include_report": include_report,
-            "env": forwarded_env() if forward_env else {},
+            "env": forwarded_env(judge_backends(spec), extra_env) if forward_env else {},
         },
         batch_format="pandas",
         batch_size=batch_size,

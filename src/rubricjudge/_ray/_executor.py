@@ -18,7 +18,7 @@ from typing import Any
 from .._errors import ConfigError, RunError
 from .._graders._spec import GraderSpec
 from .._runs._remote import ItemWorker, RemoteEvent, StoredJudgment
-from ._setup import connect, forwarded_env
+from ._setup import connect, forwarded_env, judge_backends
 
 __all__ = ["GradeActor", "RayExecutor", "evaluate_on_ray"]
 
@@ -49,8 +49,11 @@ class RayExecutor:
         address: a Ray cluster to connect to (``"ray://host:10001"``, ``"auto"``);
             None starts a local instance unless Ray is already initialised.
         num_cpus: CPUs each actor reserves (raise it for a local model with threads).
-        forward_env: give the actors the driver's ``RUBRICJUDGE_*``, ``OPENAI_*`` and
-            ``ANTHROPIC_*`` environment variables (API keys, base URLs, cache dir).
+        forward_env: give the actors the environment variables their judges read
+            (``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` for ``openai/``, and so on; the
+            cache directory, TLS and proxy settings); False: none.
+        extra_env: names of more variables to give them (a LiteLLM provider's key
+            that is not named ``*_API_KEY``, say).
 
     Raises:
         ConfigError: Ray is missing, the cluster cannot be reached, or the spec
@@ -65,6 +68,7 @@ class RayExecutor:
         address: str | None = None,
         num_cpus: float = 1,
         forward_env: bool = True,
+        extra_env: Sequence[str] = (),
     ) -> None:
         if actors is not None and actors < 1:
             raise ConfigError(f"actors {actors!r} must be at least 1")
@@ -72,7 +76,7 @@ class RayExecutor:
         if actors is None:
             actors = max(1, int(ray.cluster_resources().get("CPU", 1) // max(num_cpus, 1e-9)))
         remote = ray.remote(GradeActor).options(num_cpus=num_cpus, max_concurrency=1000)
-        env = forwarded_env() if forward_env else {}
+        env = forwarded_env(judge_backends(spec), extra_env) if forward_env else {}
         self._actors = [remote.remote(spec, env) for _ in range(actors)]
         self._load = [0] * actors
         try:

@@ -3,14 +3,38 @@
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from .._errors import ConfigError, missing_extra
 
-__all__ = ["FORWARDED_ENV", "connect", "forwarded_env", "import_ray"]
+__all__ = ["connect", "forwarded_env", "import_ray", "judge_backends"]
 
-FORWARDED_ENV = ("RUBRICJUDGE_", "RUBRICATE_", "OPENAI_", "ANTHROPIC_")
-"""Prefixes of the driver's environment variables its Ray workers get as well."""
+# what any judge may need: where the response cache and model live, TLS, proxies
+_ALWAYS = (
+    "RUBRICJUDGE_CACHE_DIR",
+    "RUBRICATE_CACHE_DIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "all_proxy",
+    "no_proxy",
+)
+_BY_BACKEND: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+}
+# LiteLLM reads each provider's own variables: keys, base URLs, API versions, clouds
+_LITELLM = re.compile(
+    r"[A-Z0-9_]+_(API_KEY|API_BASE|BASE_URL|API_VERSION)|AWS_[A-Z_]+|AZURE_[A-Z_]+|"
+    r"VERTEXAI_[A-Z_]+|GOOGLE_APPLICATION_CREDENTIALS"
+)
 
 
 def import_ray() -> Any:
@@ -51,6 +75,28 @@ def connect(address: str | None = None, *, num_cpus: int | None = None) -> Any:
     return ray
 
 
-def forwarded_env() -> dict[str, str]:
-    """The driver's settings and API keys that workers need to judge as it would."""
-    return {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_ENV)}
+def judge_backends(spec: Any) -> set[str]:
+    """The backends (``openai``, ``anthropic``, ``litellm``, ``local``...) a grader spec uses."""
+    names: list[Any] = [spec.judge, spec.options.get("escalate_to")]
+    names += [getattr(j, "judge", j) for j in spec.judges or ()]
+    return {n.split("/", 1)[0] for n in names if isinstance(n, str)} or {"local"}
+
+
+def forwarded_env(backends: Iterable[str], extra: Iterable[str] = ()) -> dict[str, str]:
+    """The driver's variables that judges of ``backends`` read, and the ``extra`` names.
+
+    Only what judging needs goes to the workers: ``OPENAI_*`` keys and base URL for
+    ``openai/`` judges, ``ANTHROPIC_*`` for ``anthropic/``, the providers' keys for
+    ``litellm/``, the cache directory, TLS and proxy settings for all. Nothing else of
+    the driver's environment (a server token, a registry URL with its password)
+    leaves it.
+    """
+    backends = set(backends)
+    names = set(_ALWAYS) | set(extra)
+    for b in backends:
+        names.update(_BY_BACKEND.get(b, ()))
+    env = os.environ
+    out = {k: env[k] for k in names if k in env}
+    if "litellm" in backends:
+        out.update({k: v for k, v in env.items() if _LITELLM.fullmatch(k)})
+    return out

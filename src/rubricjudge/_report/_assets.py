@@ -34,6 +34,13 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f5f6f8;
 padding:8px;border-radius:4px;max-height:360px;overflow:auto;margin:4px 0}
 .bad{color:#b3261e}.muted{color:#667}.ok{color:#1e7b34}
 details{margin:6px 0}summary{cursor:pointer}
+ol.conv{list-style:none;margin:4px 0;padding:0}
+.msg{border-left:3px solid #cdd3df;margin:6px 0;padding:2px 10px}
+.msg.user{border-color:#4a78c2}.msg.assistant{border-color:#1e7b34}.msg.tool{border-color:#b07d12}
+.msg.system{border-color:#888}.msg .role{font-weight:600;font-size:12px;color:#555}
+.msg .text{white-space:pre-wrap;word-break:break-word}.msg details{margin:2px 0}
+.msg summary{font-family:monospace;font-size:12px}
+ul.verdicts{font-size:12px;margin:2px 0 6px;padding-left:18px}
 """
 
 JS = r"""
@@ -132,7 +139,7 @@ function criterion(parent,c){const d=el(parent,'details');d.className='crit';
 const s=el(d,'summary');el(s,'strong',c.key);el(s,'span',' · '+c.ans,c.ans==='error'?'bad':'');
 if(c.human!==undefined)el(s,'span',' · people: '+c.human,c.human!==c.ans?'bad':'ok');
 if(c.conf!==undefined)el(s,'span',' · confidence '+fmt(c.conf));
-el(d,'p',c.req+' (weight '+val(c.w)+')','muted');
+el(d,'p',c.req+' (weight '+val(c.w)+(c.scope?', scope '+c.scope:'')+')','muted');
 const facts={};if(c.reason)facts.reason=c.reason;if(c.error)facts.error=c.error+
 (c.cat?' ['+c.cat+']':'');if(c.policy)facts['failure policy counted']=c.policy;
 if(c.probs)facts.probabilities=probs(c.probs);
@@ -141,18 +148,42 @@ if(c.quotes)facts['quoted evidence']=c.quotes.join(' | ');
 if(c.evidence)facts['evidence check']=evidence(c.evidence);
 if(c.calibration)facts.calibration=calibration(c.calibration);
 if(c.escalation)facts.escalation=escalation(c.escalation);
-if(c.call)facts['judge call']=call(c.call);
+if(c.call)facts['judge call']=call(c.call);if(c.notes)facts.notes=c.notes;
 kv(d,facts);if(c.votes){el(d,'h5','Votes');votes(d,c.votes);}
+if(c.turns){el(d,'h5','Per turn');const t=el(d,'table',undefined,'turns');
+const h=el(el(t,'thead'),'tr');for(const x of['turn','messages','answer','reason'])el(h,'th',x);
+const tb=el(t,'tbody');for(const x of c.turns){const tr=el(tb,'tr');el(tr,'td',String(x.turn));
+el(tr,'td','#'+x.first+(x.last!==x.first?' to #'+x.last:''));
+el(tr,'td',x.ans,x.ans==='error'?'bad':'');el(tr,'td',x.error||x.reason||'',x.error?'bad':'');}}
 if(c.reasoning){el(d,'h5','Reasoning');el(d,'pre',c.reasoning);}
 if(c.raw){el(d,'h5','Raw judge output');raw(d,c.raw);}return d;}
+function folded(parent,summary,text,cls){const d=el(parent,'details',undefined,cls);
+el(d,'summary',summary);el(d,'pre',text);return d;}
+function conversation(parent,it){const notes={},last={};
+for(const c of it.crit){for(const t of(c.turns||[])){(notes[t.turn]=notes[t.turn]||[]).push(
+[c.key+': '+t.ans+(t.error?' ('+t.error+')':(t.reason?' · '+t.reason:'')),
+t.ans==='error'?'bad':'']);}}
+for(const m of it.conversation){if(m.turn!==undefined)last[m.turn]=m.n;}
+const ol=el(parent,'ol',undefined,'conv');
+for(const m of it.conversation){const li=el(ol,'li',undefined,'msg '+m.role);li.dataset.n=m.n;
+if(m.role==='tool'){folded(li,'#'+m.n+' tool result'+(m.result_of!==undefined?' of call '+
+m.result_of:'')+(m.tool?' · '+m.tool:'')+(m.error?' (error)':''),m.text,'result');}
+else{el(li,'div','#'+m.n+' '+m.role+(m.turn!==undefined?' · turn '+m.turn:''),'role');
+if(m.reasoning)folded(li,'reasoning',m.reasoning,'reasoning');
+if(m.text||!m.calls)el(li,'div',m.text,'text');
+for(const c of(m.calls||[]))folded(li,'calls tool '+c.n+': '+c.name,c.arguments,'call');}
+if(m.turn!==undefined&&last[m.turn]===m.n&&notes[m.turn]){
+const ul=el(li,'ul',undefined,'verdicts');ul.setAttribute('aria-label','verdicts on turn '+m.turn);
+for(const[t,cls]of notes[m.turn])el(ul,'li',t,cls);}}}
 function show(it){openId=it.id;detail.replaceChildren();detail.hidden=false;
 const head=el(detail,'h3','Item '+it.id+' · score '+fmt(it.score)+
 (it.passed===null?'':(it.passed?' · passed':' · not passed')));
 head.tabIndex=-1;const close=el(detail,'button','Close');close.type='button';
 close.addEventListener('click',()=>{detail.hidden=true;openId=null;draw();});
 if(it.error)el(detail,'p','Item error: '+it.error,'bad');if(it.usage)kv(detail,it.usage);
-el(detail,'h4','Submission');
-el(detail,'pre',it.submission||'(not in this file: pass --submissions)');
+if(it.conversation){el(detail,'h4','Conversation ('+it.conversation.length+' messages)');
+conversation(detail,it);}else{el(detail,'h4','Submission');
+el(detail,'pre',it.submission||'(not in this file: pass --submissions)');}
 el(detail,'h4','Criteria ('+it.crit.length+')');
 const t=el(detail,'table');const h=el(el(t,'thead'),'tr');
 for(const c of['criterion','answer',...(data.labels?['people']:[]),'confidence','reason'])

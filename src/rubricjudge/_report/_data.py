@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from .._errors import ConfigError
+from .._model._conversation import Conversation
+from .._model._render_page import page_view
+from .._model._render_prompt import render_conversation
 from .._model._reports import CriterionReport, EvaluationReport
 
-__all__ = ["RunData", "load_run"]
+__all__ = ["RunData", "conversation_view", "load_run", "submission_of"]
 
 
 @dataclass
@@ -29,6 +30,8 @@ class RunData:
     ids: list[str]
     submissions: list[str]
     dataset: Any = None
+    # per item, a conversation's page view (``page_view``), None for text
+    views: list[dict[str, Any] | None] = field(default_factory=list)
     metrics: Any = None
     thresholds: list[float | None] = field(default_factory=list)
     # item key -> criterion key ("" for calls about several) -> raw judge answers
@@ -36,6 +39,7 @@ class RunData:
     item_errors: list[str | None] = field(default_factory=list)
     wall_s: float | None = None
     metrics_error: str | None = None
+    not_attempted: int = 0  # dataset items the run never reached (--max-items, a stop)
 
 
 def _leaves(reports: list[CriterionReport]) -> list[CriterionReport]:
@@ -50,66 +54,40 @@ def leaves(report: EvaluationReport | None) -> list[CriterionReport]:
     return [] if report is None or report.report is None else _leaves(report.report)
 
 
-def _why(e: ValueError) -> str:
-    if isinstance(e, ValidationError):
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "the line"
-        return f"{where}: {first['msg']}"
-    return str(e).splitlines()[0]
-
-
 def _from_jsonl(path: Path, flag: str) -> RunData:
-    reports: list[EvaluationReport | None] = []
-    ids: list[str] = []
-    subs: list[str] = []
-    try:
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    report = EvaluationReport.model_validate_json(line)
-                except ValueError as e:
-                    raise ConfigError(
-                        f"{flag}{path} line {n}: not a report of `rubricjudge grade` ({_why(e)}); "
-                        "give the JSONL that `rubricjudge grade -o` writes, or a run directory"
-                    ) from None
-                reports.append(report)
-                ids.append(str(report.id if report.id is not None else n))
-                subs.append(str(report.metadata.get("submission", "")))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{flag}{path}: cannot read it ({e})") from None
-    if not reports:
-        raise ConfigError(f"{flag}{path} holds no reports; give the -o file of `rubricjudge grade`")
-    return RunData(str(path), reports, ids, subs, thresholds=[None] * len(reports))
+    from .._runs._read import read_reports_jsonl
+
+    run = read_reports_jsonl(path, flag=flag)
+    subs = [str(r.metadata.get("submission", "")) if r is not None else "" for r in run.reports]
+    return RunData(run.source, run.reports, run.ids, subs, thresholds=[None] * len(run.reports))
 
 
 def _from_run(path: Path) -> RunData:
     from .._runs import RunResult
+    from .._runs._read import read_run_dir
     from ._judgments import raw_calls
 
-    result = RunResult.open(path)
-    reports = list(result.iter_reports())
-    errors: list[str | None] = [None] * len(reports)
-    keys: dict[int, str] = {}
-    for o in result.outcomes:
-        keys[o.index] = o.key  # how the store names the item, dataset copy or not
-        if o.error and 0 <= o.index < len(errors):
-            errors[o.index] = o.error
-    dataset = None
-    copy = path / "dataset.jsonl"
-    if copy.is_file():
-        from .._datasets import RubricDataset
-
-        dataset = RubricDataset.from_file(copy)
-    ids: list[str] = []
+    run = read_run_dir(path, whole_dataset=True)
+    reports, dataset, ids, errors = run.reports, run.dataset, run.ids, run.errors
+    # only the items the run reached are shown: a --max-items run of 3 is not 220 errors
+    reached = [i for i, r in enumerate(reports) if r is not None or errors[i] is not None]
+    not_attempted = len(reports) - len(reached)
+    rubrics = [run.item_rubric(i) for i in reached]
+    if not_attempted:
+        reports = [reports[i] for i in reached]
+        errors = [errors[i] for i in reached]
+        ids = [ids[i] for i in reached]
+        if dataset is not None:
+            items = dataset.items
+            dataset = dataset._with_items([items[i] for i in reached if i < len(items)])
     subs: list[str] = []
+    views: list[dict[str, Any] | None] = []
     thresholds: list[float | None] = []
     for i in range(len(reports)):
         item = dataset.items[i] if dataset is not None and i < len(dataset.items) else None
-        ids.append(keys.get(i) or str(getattr(item, "id", None) or f"#{i}"))
         subs.append(_text(item.submission) if item is not None else "")
-        rubric = dataset.get_item_rubric(i) if dataset is not None and item is not None else None
+        views.append(conversation_view(item.submission) if item is not None else None)
+        rubric = rubrics[i] if item is not None else None
         thresholds.append(rubric.pass_threshold if rubric is not None else None)
     data = RunData(
         str(path),
@@ -118,9 +96,11 @@ def _from_run(path: Path) -> RunData:
         subs,
         dataset=dataset,
         thresholds=thresholds,
+        views=views,
         calls=raw_calls(path),
         item_errors=errors,
-        wall_s=result.summary.wall_s,
+        wall_s=RunResult.open(path).summary.wall_s,
+        not_attempted=not_attempted,
     )
     if dataset is not None and any(it.ground_truth is not None for it in dataset.items):
         from .._metrics import compute_metrics
@@ -135,7 +115,23 @@ def _from_run(path: Path) -> RunData:
 def _text(submission: Any) -> str:
     if isinstance(submission, str):
         return submission
+    if isinstance(submission, Conversation):  # as judges read it: searchable, compact
+        return render_conversation(submission).text
     return json.dumps(submission, ensure_ascii=False, indent=2, default=str)
+
+
+def conversation_view(submission: Any) -> dict[str, Any] | None:
+    """A conversation's page view (``page_view``); None for anything else."""
+    if isinstance(submission, Conversation):
+        return page_view(submission)
+    return None
+
+
+def submission_of(text: str, conversation: Conversation | None) -> tuple[str, Any]:
+    """(searchable text, page view) of a submission read from a ``grade`` input line."""
+    if conversation is None:
+        return text, None
+    return render_conversation(conversation).text, page_view(conversation)
 
 
 def load_run(source: str | Path, *, flag: str = "") -> RunData:

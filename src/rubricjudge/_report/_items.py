@@ -39,6 +39,9 @@ def _criterion(cr: Any, j: int, gold: str | None, raw: list[dict[str, Any]]) -> 
         "agree": cr.agreement,
         "call": cr.llm_invocation,
         "raw": raw or None,
+        "scope": cr.criterion.scope,
+        "turns": [_turn(t) for t in cr.turns] if cr.turns else None,
+        "notes": cr.notes or None,
     }
     if cr.error is not None and cr.scale_score is not None:
         rec["policy"] = f"{cr.scale_score.score:g}"  # a fallback's end of the scale
@@ -46,6 +49,36 @@ def _criterion(cr: Any, j: int, gold: str | None, raw: list[dict[str, Any]]) -> 
         # what the failure policy filled in, shown beside the error, never as the answer
         rec["policy"] = cr.selection.label if cr.selection is not None else cr.verdict.value
     return {k: v for k, v in rec.items() if v is not None}
+
+
+def _turn(t: Any) -> dict[str, Any]:
+    """One assistant turn's verdict on a criterion judged turn by turn."""
+    return {
+        "turn": t.turn,
+        "first": t.first,
+        "last": t.last,
+        "ans": answer_of(t),
+        "reason": t.reason or None,
+        "error": t.error,
+    }
+
+
+def _shown(record: Any) -> str | None:
+    """What the judges were shown of a conversation, in words (from the report's metadata)."""
+    if not isinstance(record, dict):
+        return None
+    if record.get("error"):
+        return f"not shown: {record['error']}"
+    text = f"{record.get('tokens', 0):,} of {record.get('full_tokens', 0):,} tokens"
+    if record.get("elided_turns") or record.get("shortened_chars"):
+        text += (
+            f"; {record.get('elided_turns', 0)} turns elided, "
+            f"{record.get('shortened_chars', 0):,} characters cut"
+        )
+    budget = record.get("budget_tokens")
+    return text + (
+        f" (budget {budget:,}, over budget: {record.get('over_budget')})" if budget else ""
+    )
 
 
 def _gold(truth: Any, j: int) -> str | None:
@@ -77,6 +110,7 @@ def item_rows(run: RunData) -> list[dict[str, Any]]:
             crits.append(rec)
         rest = [c for group in calls.values() for c in group]
         error = run.item_errors[i] if i < len(run.item_errors) else None
+        view = run.views[i] if i < len(run.views) else None
         row: dict[str, Any] = {
             "id": run.ids[i],
             "score": None if r is None else r.score,
@@ -87,6 +121,7 @@ def item_rows(run: RunData) -> list[dict[str, Any]]:
             "split": split,
             "minconf": min(confs) if confs else None,
             "submission": run.submissions[i],
+            "conversation": view["messages"] if view is not None else None,
             "crit": crits,
             "calls": rest or None,
         }
@@ -96,6 +131,7 @@ def item_rows(run: RunData) -> list[dict[str, Any]]:
                 "cached": r.cached_calls,
                 "tokens": r.token_usage.total_tokens if r.token_usage else None,
                 "cost": "unknown" if r.completion_cost is None else f"${r.completion_cost:.4f}",
+                "conversation shown": _shown(r.metadata.get("conversation")),
             }
         out.append({k: v for k, v in row.items() if v is not None or k in ("score", "passed")})
     return out

@@ -90,6 +90,17 @@ def overview_section(run: RunData) -> str:
     cached = sum(r.cached_calls for r in done)
     rows: list[tuple[str, str]] = [
         ("items", f"{len(scores)} scored, {len(done)} graded, {len(run.reports)} in the run"),
+        *(
+            [
+                (
+                    "not reached",
+                    f"{run.not_attempted} items of the dataset, never graded "
+                    "(--max-items, or the run stopped)",
+                )
+            ]
+            if run.not_attempted
+            else []
+        ),
         ("mean score", f"{fmt(mean)} (95% bootstrap interval {fmt(lo)} to {fmt(hi)})"),
         ("median score", fmt(float(np.median(scores))) if scores else "–"),
         (

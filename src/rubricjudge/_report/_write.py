@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
+from typing import Any
 
 from .._errors import ConfigError, missing_extra
 from .._limits import json_loads
-from ._data import RunData, load_run
+from ._data import RunData, load_run, submission_of
 from ._page import render_page
 
 __all__ = ["write_report"]
 
 
+def _conversation(row: dict[str, Any], path: Path, n: int) -> Any:
+    from .._errors import ConversationError
+    from .._model._messages import read_messages
+
+    try:
+        return read_messages(row["messages"], system=row.get("system"), where="messages")
+    except ConversationError as e:
+        raise ConfigError(f"--submissions {path} line {n}: {e}") from None
+
+
 def _attach_submissions(run: RunData, path: Path) -> None:
     """Fill a JSONL run's submissions from the grade input file (matched by id)."""
     texts: dict[str, str] = {}
+    views: dict[str, Any] = {}
     try:
         with path.open(encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
@@ -32,6 +42,9 @@ def _attach_submissions(run: RunData, path: Path) -> None:
                     ) from None
                 sub = row.get("submission") if isinstance(row, dict) else None
                 key = str(row.get("id", n)) if isinstance(row, dict) else str(n)
+                if isinstance(row, dict) and "messages" in row:
+                    texts[key], views[key] = submission_of("", _conversation(row, path, n))
+                    continue
                 if sub is not None:
                     texts[key] = (
                         sub if isinstance(sub, str) else json.dumps(sub, ensure_ascii=False)
@@ -39,6 +52,8 @@ def _attach_submissions(run: RunData, path: Path) -> None:
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"--submissions {path}: cannot read it ({e})") from None
     run.submissions = [texts.get(i, s) for i, s in zip(run.ids, run.submissions, strict=True)]
+    old = run.views or [None] * len(run.ids)
+    run.views = [views.get(i, v) for i, v in zip(run.ids, old, strict=True)]
 
 
 def _is_pairwise(path: Path) -> bool:
@@ -65,25 +80,12 @@ def _check_plotting() -> None:
         ) from None
 
 
-def _write_atomically(out: Path, text: str) -> None:
-    if not out.parent.is_dir():
-        raise ConfigError(f"-o {out}: the directory {str(out.parent)!r} does not exist")
+def _write(out: Path, text: str) -> None:
+    from .._outfile import write_output
+
     if out.is_dir():
         raise ConfigError(f"-o {out} is a directory; give the HTML file to write")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    except OSError as e:
-        raise ConfigError(f"-o {out}: cannot write there ({e})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide the report from others
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_output(out, text, flag="-o")
 
 
 def write_report(
@@ -118,7 +120,7 @@ def write_report(
         if compare is not None or submissions is not None:
             raise ConfigError("--compare and --submissions apply to graded runs, not to pairs")
         out = Path(output)
-        _write_atomically(out, render_pairwise_page(str(source), read_pairwise_reports(source)))
+        _write(out, render_pairwise_page(str(source), read_pairwise_reports(source)))
         return out
     _check_plotting()
     run = load_run(source)
@@ -126,5 +128,5 @@ def write_report(
         _attach_submissions(run, Path(submissions))
     other = load_run(compare, flag="--compare") if compare is not None else None
     out = Path(output)
-    _write_atomically(out, render_page(run, other))
+    _write(out, render_page(run, other))
     return out

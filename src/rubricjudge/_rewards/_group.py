@@ -1,85 +1,86 @@
-"""Group-relative rubric rewards for GRPO-style trainers (TRL's ``GRPOTrainer``).
+"""Group-relative rewards: each completion against the others of its prompt (GRPO's groups).
 
-:class:`GroupRubricReward` is called as TRL calls a reward function,
-``reward(prompts=..., completions=..., **columns)``. Completions with the same
-prompt form a group (TRL repeats each prompt once per generation); every group is
-ranked with a :class:`GroupRanker` and each completion's reward is its win rate
-within its group, in [0, 1] (see ``_model._group``). A group of one gets 0.5.
+GRPO-style trainers sample several completions per prompt and learn from how each
+compares with its siblings. :class:`GroupRelativeReward` wraps a
+:class:`RubricReward` and turns its rewards into group-relative ones: the
+completions that share a prompt form a group; within it each reward becomes
+``(r - mean) / std`` (population std over the group's scored completions), or
+``r - mean`` with ``scale=False``. A group whose rewards are all equal, or that
+has one scored completion, gives 0.0 to each: nothing in it is better than the
+rest. A completion that could not be scored stays None (never part of a group's
+mean), so the wrapped reward's failure policy must be ``"raise"`` or ``"skip"``.
 
-Failures: a completion the ranker could not place follows ``failure_policy``:
-``"skip"`` (the default) gives None, which TRL reads as "no reward"; ``"value"``
-gives ``failure_value``; ``"raise"`` raises :class:`RewardError`. Usage errors
-are always raised.
+This is a normalisation of per-completion rubric scores, not a ranking: a group
+judgment (the judge comparing the group's completions with each other) is
+:class:`GroupRankReward` (``_rank``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import math
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from .._errors import ConfigError, RewardError
-from .._graders._group import GroupRanker
-from .._model._group import GroupReport
-from .._model._rubric import Rubric
-from ._reward import FailurePolicyName, RewardStats, message_text
+from .._errors import ConfigError
+from ._reward import RubricReward, message_text
 
-__all__ = ["GroupRubricReward"]
+__all__ = ["GroupRelativeReward", "group_relative"]
 
 
-def _group_key(prompt: Any) -> str:
-    return prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True, default=str)
+def group_relative(
+    values: Sequence[float | None], groups: Sequence[Any], *, scale: bool = True
+) -> list[float | None]:
+    """``values`` made relative to their group's mean (and std when ``scale``); None stays None."""
+    if len(values) != len(groups):
+        raise ConfigError(f"{len(values)} values for {len(groups)} group keys; give one each")
+    members: dict[Any, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    out: list[float | None] = [None] * len(values)
+    for idx in members.values():
+        scored = [v for i in idx if (v := values[i]) is not None]
+        mean = statistics.fmean(scored) if scored else 0.0
+        std = statistics.pstdev(scored) if len(scored) > 1 else 0.0
+        for i in idx:
+            v = values[i]
+            if v is None:
+                continue
+            if std == 0.0:
+                out[i] = 0.0
+            else:
+                out[i] = (v - mean) / std if scale else v - mean
+    return out
 
 
-class GroupRubricReward:
-    """A rubric as a group-relative reward function (TRL ``GRPOTrainer``'s convention).
+class GroupRelativeReward:
+    """A :class:`RubricReward` made group-relative (TRL's reward-function convention).
 
     Args:
-        rubric: the rubric (a :class:`~rubricjudge.Rubric`, or a path to a rubric file).
-        ranker: a :class:`GroupRanker`, or a judge spec string to build one with.
-        method: the ranker's method when one is built here (``criteria`` or ``listwise``).
-        failure_policy: ``"skip"`` (None), ``"value"`` (``failure_value``) or ``"raise"``.
-        failure_value: the reward of an unplaced completion under ``"value"``.
-        concurrency: groups ranked at once within one call.
-        reference_key: the dataset column holding the reference answer.
-        name: the ``__name__`` TRL logs (default ``group_rubric_reward``).
+        reward: the per-completion reward (``failure_policy`` ``"raise"`` or ``"skip"``,
+            ``normalization`` None or ``"minmax"``).
+        scale: divide by the group's std (default) or only subtract its mean.
+        name: the ``__name__`` TRL logs (default the wrapped one's, plus ``_group``).
     """
 
-    def __init__(
-        self,
-        rubric: Rubric | str,
-        ranker: GroupRanker | str | None = None,
-        *,
-        method: str = "criteria",
-        failure_policy: FailurePolicyName = "skip",
-        failure_value: float = 0.0,
-        concurrency: int = 4,
-        reference_key: str = "reference",
-        name: str | None = None,
-    ) -> None:
-        if not isinstance(rubric, Rubric):
-            rubric = Rubric.from_file(rubric)
-        if failure_policy not in ("raise", "skip", "value"):
+    def __init__(self, reward: RubricReward, *, scale: bool = True, name: str | None = None):
+        if reward.failure_policy == "value":
             raise ConfigError(
-                f"failure_policy {failure_policy!r} is not 'raise', 'skip' or 'value'"
+                "GroupRelativeReward needs a reward whose failures stay None: give it "
+                "failure_policy='skip' or 'raise' (a failure value would move its group's mean)"
             )
-        if not (isinstance(failure_value, int | float) and math.isfinite(failure_value)):
-            raise ConfigError(f"failure_value {failure_value!r} is not a finite number")
-        if concurrency < 1:
-            raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
-        if ranker is None or isinstance(ranker, str):
-            ranker = GroupRanker(ranker, method=method)
-        self.rubric = rubric
-        self.ranker = ranker
-        self.failure_policy: FailurePolicyName = failure_policy
-        self.failure_value = float(failure_value)
-        self.concurrency = concurrency
-        self.reference_key = reference_key
-        self.__name__ = name or "group_rubric_reward"
-        self.stats = RewardStats()
-        self.last_reports: list[GroupReport] = []
+        if reward.normalization == "zscore":
+            raise ConfigError(
+                "GroupRelativeReward normalises within each group; give it a reward with "
+                "normalization=None or 'minmax', not 'zscore' over the whole batch"
+            )
+        self.reward = reward
+        self.scale = scale
+        self.__name__ = name or f"{reward.__name__}_group"
+
+    @property
+    def stats(self) -> Any:
+        """The wrapped reward's counts (calls, scored, failures, judge errors)."""
+        return self.reward.stats
 
     async def acall(
         self,
@@ -87,64 +88,13 @@ class GroupRubricReward:
         completions: Sequence[Any] | None = None,
         **kwargs: Any,
     ) -> list[float | None]:
-        """Async :meth:`__call__`: one reward per completion, in order."""
-        if completions is None:
-            raise ConfigError("a reward function needs completions=[...]")
-        n = len(completions)
+        """Async :meth:`__call__`."""
+        values = await self.reward.acall(prompts, completions, **kwargs)
         if prompts is None:
-            prompts = [None] * n
-        if len(prompts) != n:
-            raise ConfigError(
-                f"{len(prompts)} prompts for {n} completions; give one per completion"
-            )
-        groups: dict[str, list[int]] = {}
-        for i, p in enumerate(prompts):
-            groups.setdefault(_group_key(p), []).append(i)
-        refs = kwargs.get(self.reference_key)
-        sem = asyncio.Semaphore(self.concurrency)
-
-        async def rank(members: list[int]) -> GroupReport:
-            first = members[0]
-            p = prompts[first]
-            query = message_text(p, "user", f"prompts[{first}]") if p is not None else None
-            texts = [
-                message_text(completions[i], "assistant", f"completions[{i}]") for i in members
-            ]
-            reference = refs[first] if isinstance(refs, Sequence) and len(refs) == n else None
-            async with sem:
-                return await self.ranker.rank(
-                    self.rubric,
-                    texts,
-                    query=query,
-                    reference_submission=reference if isinstance(reference, str) else None,
-                    item_id=f"group {first}",
-                )
-
-        from .._graders._base import gather_all
-
-        reports = await gather_all([rank(m) for m in groups.values()])
-        self.last_reports = list(reports)
-        rewards: list[float | None] = [None] * n
-        failed: list[str] = []
-        for members, report in zip(groups.values(), reports, strict=True):
-            self.stats.judge_errors += report.error_count
-            for i, value in zip(members, report.rewards, strict=True):
-                rewards[i] = value
-                if value is None:
-                    failed.append(f"completion #{i}: {report.error or 'not placed'}")
-        self.stats.calls += 1
-        self.stats.completions += n
-        self.stats.failures += len(failed)
-        self.stats.scored += n - len(failed)
-        self.stats.failure_messages.extend(failed)
-        if failed and self.failure_policy == "raise":
-            raise RewardError(
-                f"{len(failed)} of {n} completions could not be placed; first: {failed[0]} "
-                "(pass failure_policy='skip' or 'value' to keep training)"
-            )
-        if self.failure_policy == "value":
-            return [self.failure_value if r is None else r for r in rewards]
-        return rewards
+            groups: list[Any] = [0] * len(values)
+        else:
+            groups = [message_text(p, "user", f"prompts[{i}]") for i, p in enumerate(prompts)]
+        return group_relative(values, groups, scale=self.scale)
 
     def __call__(
         self,
@@ -152,7 +102,7 @@ class GroupRubricReward:
         completions: Sequence[Any] | None = None,
         **kwargs: Any,
     ) -> list[float | None]:
-        """Rank a batch's groups (TRL's reward-function call); blocks, even inside an event loop."""
+        """Group-relative rewards, one per completion (completions sharing a prompt are a group)."""
         from .._aio import run_sync
 
         return run_sync(self.acall(prompts, completions, **kwargs))

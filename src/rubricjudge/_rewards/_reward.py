@@ -4,10 +4,15 @@
 ``reward(prompts=..., completions=..., **columns)`` it returns one float per
 completion (or None, which TRL reads as "no reward"), and it has a ``__name__``
 for TRL's logs. Completions may be strings or chat message lists
-(``[{"role": "assistant", "content": ...}]``, TRL's conversational format);
-prompts likewise. Extra keyword arguments are the dataset's columns, one value
-per completion; the one named ``reference_key`` (default ``"reference"``) is the
-reference answer, and all of them reach the hybrid metrics as per-item fields.
+(``[{"role": "assistant", "content": ...}]``, TRL's conversational format, tool
+calls and tool results included); prompts likewise. A conversational completion
+is graded as a conversation: the prompt's messages, then the completion's (a
+string prompt is one user message), so judges see every turn and tool call, and
+criteria may be scoped to the final assistant turn; a string completion is graded
+as text, with the prompt's last user message as the query. Extra keyword
+arguments are the dataset's columns, one value per completion; the one named
+``reference_key`` (default ``"reference"``) is the reference answer, and all of
+them reach the hybrid metrics as per-item fields.
 
 The raw reward is the rubric's score on its scale when it has one (the report's
 ``overall_score``, e.g. 0-10 for an OpenRubricRL rubric, never rounded, as
@@ -20,8 +25,18 @@ OpenRubricRL's reward), else the score in [0, 1]. Normalisation:
   std over the completions that were scored); 0.0 for every item when the std is 0
   or the batch has one scored item. Not available for a single :meth:`reward`.
 
+Hybrid metrics (OpenRubricRL's ``hybrid_metrics``) are blended into the score as
+``HybridGrader`` blends them. A metric that cannot be computed for a completion (a
+``bleu`` or ``rouge`` metric with no reference in the batch's ``reference_key``
+column, say) is never scored 0, as OpenRubricRL scores it: with
+``on_metric_error="error"`` (the default) the completion fails, naming the metric
+and the column to give; with ``on_metric_error="drop"`` the metric leaves the blend
+for that completion and the others are re-weighted, which blends what can be
+computed. Either way the metric's error is in the report.
+
 Failures: a completion the grader could not score (every criterion's judge failed,
-or the grader raised a :class:`~rubricjudge.RunError`) follows ``failure_policy``:
+a hybrid metric failed under ``on_metric_error="error"``, or the grader raised a
+:class:`~rubricjudge.RunError`) follows ``failure_policy``:
 ``"raise"`` raises :class:`RewardError`, ``"skip"`` gives None, ``"value"`` gives
 ``failure_value`` (as is: never normalised, never part of the z-score). Each
 failure, and each criterion whose judge failed inside a scored completion, is
@@ -37,11 +52,14 @@ import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .._errors import ConfigError, RewardError, RunError
+from .._errors import ConfigError, ConversationError, RewardError, RunError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+
+if TYPE_CHECKING:
+    from .._hybrid._combine import OnMetricError
 
 __all__ = ["FailurePolicyName", "Normalization", "RewardError", "RewardStats", "RubricReward"]
 
@@ -93,6 +111,48 @@ def message_text(value: Any, role: str, where: str) -> str:
     )
 
 
+def _messages(value: Any) -> list[Mapping[str, Any]] | None:
+    """``value`` as a list of chat messages, or None when it is not one."""
+    if isinstance(value, Mapping) and "role" in value:
+        return [value]
+    if (
+        isinstance(value, Sequence)
+        and not isinstance(value, str)
+        and value
+        and all(isinstance(m, Mapping) and "role" in m for m in value)
+    ):
+        return list(value)
+    return None
+
+
+def _to_grade(index: int, prompt: Any, completion: Any) -> tuple[Any, str | None]:
+    """(what is graded, the query): a conversation for a conversational completion."""
+    turns = _messages(completion)
+    if turns is None:
+        text = message_text(completion, "assistant", f"completions[{index}]")
+        query = message_text(prompt, "user", f"prompts[{index}]") if prompt is not None else None
+        return text, query
+    if prompt is None:
+        before: list[Mapping[str, Any]] = []
+    elif isinstance(prompt, str):
+        before = [{"role": "user", "content": prompt}]
+    else:
+        before = _messages(prompt) or []
+        if not before:
+            raise ConfigError(
+                f"prompts[{index}] is {type(prompt).__name__}; give a string or a chat message "
+                'list [{"role": ..., "content": ...}]'
+            )
+    from .._model._messages import read_messages
+    from .._model._submission import Submission
+
+    try:
+        conv = read_messages([*before, *turns], where=f"prompts[{index}] + completions[{index}]")
+    except ConversationError as e:
+        raise ConfigError(str(e)) from None
+    return Submission.of_conversation(conv), None
+
+
 def _safe_name(rubric: Rubric) -> str:
     base = rubric.name or rubric.id or "rubric"
     return "rubric_reward_" + re.sub(r"\W+", "_", base).strip("_")
@@ -110,6 +170,8 @@ class RubricReward:
         normalization: None, ``"minmax"`` or ``"zscore"`` (see the module docstring).
         concurrency: completions graded at once within one call.
         reference_key: the dataset column holding the reference answer.
+        on_metric_error: with hybrid metrics, ``"error"`` (a completion whose metric
+            cannot be computed fails) or ``"drop"`` (that metric leaves its blend).
         name: the ``__name__`` TRL logs (default ``rubric_reward_<rubric name>``).
     """
 
@@ -123,6 +185,7 @@ class RubricReward:
         normalization: Normalization | None = None,
         concurrency: int = 8,
         reference_key: str = "reference",
+        on_metric_error: OnMetricError = "error",
         name: str | None = None,
     ) -> None:
         if not isinstance(rubric, Rubric):
@@ -147,7 +210,12 @@ class RubricReward:
             extra = grader.metrics if isinstance(grader, HybridGrader) else None
             check_hybrid(rubric, extra)
             if not isinstance(grader, HybridGrader):
-                grader = HybridGrader(grader)
+                grader = HybridGrader(grader, on_metric_error=on_metric_error)
+            elif grader.on_metric_error != on_metric_error and on_metric_error != "error":
+                raise ConfigError(
+                    "on_metric_error is set on the HybridGrader given; set it there, or "
+                    "give its inner grader"
+                )
         self.rubric = rubric
         self.grader = grader
         self.failure_policy: FailurePolicyName = failure_policy
@@ -179,8 +247,7 @@ class RubricReward:
     async def _score(
         self, index: int, prompt: Any, completion: Any, fields: Mapping[str, Any]
     ) -> tuple[float | None, str | None]:
-        query = message_text(prompt, "user", f"prompts[{index}]") if prompt is not None else None
-        text = message_text(completion, "assistant", f"completions[{index}]")
+        text, query = _to_grade(index, prompt, completion)
         reference = fields.get(self.reference_key)
         kwargs: dict[str, Any] = {
             "query": query,
@@ -197,7 +264,13 @@ class RubricReward:
         self.stats.judge_errors += report.error_count
         raw = self._raw(report)
         if raw is None:
-            return None, f"completion #{index}: {report.error or 'no score'}"
+            why = report.error or "no score"
+            if "needs a reference" in why:  # the fix for a reward is a column, not an argument
+                why += (
+                    f"; give the batch a {self.reference_key!r} column (reference_key=), or "
+                    "RubricReward(on_metric_error='drop') to blend the metrics it can compute"
+                )
+            return None, f"completion #{index}: {why}"
         return raw, None
 
     # -- batches -------------------------------------------------------------------
@@ -238,6 +311,9 @@ class RubricReward:
         self.stats.failures += len(failed)
         self.stats.scored += n - len(failed)
         self.stats.failure_messages.extend(failed)
+        log_metric = kwargs.get("log_metric")
+        if callable(log_metric):  # TRL hands reward functions its metric logger
+            log_metric(f"{self.__name__}/failed", float(len(failed)))
         if failed and self.failure_policy == "raise":
             raise RewardError(
                 f"{len(failed)} of {n} completions could not be scored; first: {failed[0]} "

@@ -135,6 +135,37 @@ class BatchLedger:
         ).fetchone()
         return None if row is None else (row[0], row[1], int(row[2]), row[3], row[4], row[5])
 
+    def sent_in(self, custom_id: str, local: int) -> bool:
+        """Whether the request ``custom_id`` was sent in the batch ``local`` (its last one)."""
+        row = self._db.execute(
+            "SELECT 1 FROM batch_requests WHERE custom_id=? AND batch=?", (custom_id, local)
+        ).fetchone()
+        return row is not None
+
+    def void(self, custom_id: str, local: int, message: str) -> bool:
+        """Drop what batch ``local`` answered for the request and record ``message`` instead.
+
+        For a result file that answers one request twice: neither answer can be
+        trusted. No transaction of its own; returns whether a stored answer was dropped.
+        """
+        got = self.request(custom_id)
+        if got is None or not self.sent_in(custom_id, local):
+            return False
+        item, digest, occurrence, state, _, _ = got
+        dropped = False
+        if state == "done":
+            cur = self._db.execute(
+                "DELETE FROM judgments WHERE item_key=? AND request_hash=? AND occurrence=?",
+                (item, digest, occurrence),
+            )
+            dropped = cur.rowcount > 0
+        self._db.execute(
+            "UPDATE batch_requests SET state='error', error=?, category='server', body=NULL, "
+            "updated=? WHERE custom_id=?",
+            (message, time.time(), custom_id),
+        )
+        return dropped
+
     def body(self, custom_id: str) -> str | None:
         """The stored request body (kept until the request is settled)."""
         row = self._db.execute(

@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .._errors import ConfigError, RunError, UsageError
-from .._judges._anthropic_batch import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS
+from .._judges._batch_common import LARGEST_BATCH_BYTES as MAX_BATCH_BYTES
+from .._judges._batch_common import LARGEST_BATCH_REQUESTS as MAX_BATCH_REQUESTS
 from .._judges._batch_common import AmbiguousBatch, BatchAPI, LineResult
 from ._batch_judge import BatchJudge
 from ._batch_ledger import TERMINAL, BatchLedger, BatchRow
@@ -370,6 +371,11 @@ class _Runner:
         ledger = self.ledger
         status = str(batch.get("status"))
         seen = 0
+        # only the requests sent in this very batch are answered by it, each once: a
+        # result for another id, or a second result for one id, is not trusted
+        ids: set[str] = set()
+        twice: set[str] = set()
+        strays = 0
         for file_id in (batch.get("output_file_id"), batch.get("error_file_id")):
             if not file_id:
                 continue
@@ -380,15 +386,21 @@ class _Runner:
                 except ValueError:
                     continue
                 cid = str(obj.get("custom_id") or "") if isinstance(obj, dict) else ""
-                got = ledger.request(cid)
-                if got is None:
+                if cid in ids:
+                    twice.add(cid)
                     continue
+                got = ledger.request(cid)
+                if got is None or not ledger.sent_in(cid, row.id):
+                    strays += 1
+                    continue
+                ids.add(cid)
                 decision = _decision(got[4])
                 chunk.append(adapter.read(obj, decision, ledger.body(cid)))
                 if len(chunk) >= _CHUNK:
                     seen += self._commit(row.judge, chunk, str(row.batch_id))
                     chunk = []
             seen += self._commit(row.judge, chunk, str(row.batch_id))
+        self._reject(row, twice, strays)
         with ledger.store.transaction():
             for cid, submissions in ledger.unanswered(row.id):
                 if submissions >= self.options.max_submissions:
@@ -408,6 +420,19 @@ class _Runner:
                     ledger.requeue(cid)
             ledger.mark_collected(row.id)
         return seen
+
+    def _reject(self, row: BatchRow, twice: set[str], strays: int) -> None:
+        """Record the results a batch's files held that it cannot have given."""
+        ledger = self.ledger
+        with ledger.store.transaction():
+            for cid in sorted(twice):
+                message = (
+                    f"{row.judge}: batch {row.batch_id} returned more than one result for "
+                    "this request; none is trusted"
+                )
+                if ledger.void(cid, row.id, message):
+                    self.session.batch_answers -= 1
+        self.session.batch_rejected += len(twice) + strays
 
     def _commit(self, judge: str, results: list[LineResult], batch_id: str) -> int:
         """Commit a chunk of results in one transaction; count those that settled a request."""

@@ -25,7 +25,7 @@ from ._calibration_examples import example_keys, labelled_answers, pick_examples
 from ._evaluate import evaluate
 from ._fingerprint import item_key
 
-__all__ = ["calibrate", "pick_training"]
+__all__ = ["calibrate", "check_label_counts", "pick_training"]
 
 
 def pick_training(
@@ -66,6 +66,34 @@ def pick_training(
     return train
 
 
+def check_label_counts(train: Any) -> None:
+    """Refuse, before grading, training items whose labels could not fit any group.
+
+    The same rules as the fit, on the labels alone (the judge's probabilities are
+    not known yet, so uniform ones stand in): what is refused here would be refused
+    after grading too, with the same message.
+
+    Raises:
+        UsageError: no label at all, or too few to fit a group (how many are needed).
+    """
+    samples = []
+    for i, item in enumerate(train.items):
+        truth = item.ground_truth or []
+        for criterion, value in zip(train.get_item_rubric(i).leaves(), truth, strict=False):
+            if value is None:
+                continue
+            labels = [o.label for o in criterion.options or []] or ["MET", "UNMET"]
+            uniform = {label: 1.0 / len(labels) for label in labels}
+            label = value.value if hasattr(value, "value") else str(value)
+            samples.append(Sample(criterion, uniform, label))
+    if not samples:
+        raise UsageError(
+            f"the {len(train.items)} training items have no labels (every ground_truth value "
+            "is null); calibration needs human labels on the training items"
+        )
+    fit_groups(samples)
+
+
 async def calibrate(
     dataset: Any,
     grader: Any,
@@ -81,18 +109,30 @@ async def calibrate(
     dataset_source: str | None = None,
     progress: Any = None,
     examples: int = 0,
+    method: str = "auto",
 ) -> Calibration:
     """Grade the training items with ``grader`` and fit a calibration on their labels.
 
     ``examples`` > 0 chooses that many labelled answers per criterion to show the
-    judge, and fits on a second grading pass with them in the prompt.
+    judge, and fits on a second grading pass with them in the prompt. ``method``:
+    ``platt`` fits scales and biases on the judge's probabilities; ``probe`` also
+    fits a probe on its hidden state (the local judge); ``auto`` takes ``probe`` when
+    the judge gave hidden states, else ``platt``.
 
     Raises:
         UsageError: too few labels (the message says how many are needed), or a
             training choice that does not fit the dataset.
     """
     full_keys = {id(it): item_key(it, i) for i, it in enumerate(dataset.items)}
+    if method not in ("auto", "platt", "probe"):
+        raise UsageError(f"method {method!r} is not one of: auto, platt, probe")
+    grader = copy.copy(grader)
+    if hasattr(grader, "reasons"):  # a fit needs verdicts only: no reason calls
+        grader.reasons = False
+    if hasattr(grader, "features") and method != "platt":  # the probe reads hidden states
+        grader.features = True
     train = pick_training(dataset, n_train=n_train, train_ids=train_ids, seed=seed)
+    check_label_counts(train)  # before any judge call: the labels alone may be too few
     result = await evaluate(
         train,
         grader,
@@ -136,6 +176,9 @@ async def calibrate(
             for a in labelled_answers(keys, train.items, again.reports)
             if (a.item_key, criterion_id(a.criterion)) not in own
         ]
-    samples = [Sample(a.criterion, a.probabilities, a.truth) for a in answers]
-    fitted = fitted.model_copy(update={"groups": fit_groups(samples)})
-    return fitted.with_shares([(s.criterion, s.probabilities) for s in samples])
+    samples = [Sample(a.criterion, a.probabilities, a.truth, a.features) for a in answers]
+    if method == "auto":
+        method = "probe" if samples and all(s.features for s in samples) else "platt"
+    groups = fit_groups(samples, "probe" if method == "probe" else "platt")
+    fitted = fitted.model_copy(update={"groups": groups})
+    return fitted.with_shares([(s.criterion, s.probabilities, s.features) for s in samples])

@@ -35,6 +35,7 @@ class Labelled:
     text: str
     probabilities: dict[str, float]
     truth: str
+    features: bytes | None = None
 
 
 def labelled_answers(
@@ -50,7 +51,9 @@ def labelled_answers(
             if truth is None or cr.error is not None or cr.probabilities is None:
                 continue
             label = truth.value if hasattr(truth, "value") else str(truth)
-            out.append(Labelled(key, cr.criterion, text, dict(cr.probabilities), label))
+            out.append(
+                Labelled(key, cr.criterion, text, dict(cr.probabilities), label, cr.features)
+            )
     return out
 
 

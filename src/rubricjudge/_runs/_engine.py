@@ -57,6 +57,7 @@ class _RemoteTally:
 
     calls: int = 0
     replayed: int = 0
+    cached: int = 0
     errors: int = 0
     rows: list[JudgmentRow] = field(default_factory=list)
 
@@ -85,6 +86,7 @@ class RunSession:
         self.stored_items: set[str] = set()
         self.builder = SummaryBuilder(total or 0)
         self.batch_answers = 0  # judgments provider batches answered in this session
+        self.batch_rejected = 0  # batch results for ids not sent in that batch, or twice
         self._grader = grader
         self._wrapper = wrapper
         self._lock = RunLock(self.run_dir) if self.run_dir is not None else None
@@ -206,6 +208,7 @@ class RunSession:
             raise RunError(f"the worker grading item {job.key!r} ended without its result")
         tally.calls += outcome.calls - streamed
         tally.replayed += outcome.replayed
+        tally.cached += outcome.cached
         tally.errors += outcome.errors
         tally.rows.extend(outcome.rejected)
         if outcome.report is None:
@@ -276,6 +279,8 @@ class RunSession:
             + remote.replayed,
             wall_s=time.perf_counter() - self._started,
             endpoints=self.endpoint_stats(),
+            batch_rejected=self.batch_rejected,
+            cached=sum(w.cached for w in self.wrappers) + remote.cached,
         )
 
 

@@ -72,6 +72,13 @@ class Progress:
             self._set_postfix()
             self._bar.update(count)
 
+    def grow(self, count: int) -> None:
+        """Add ``count`` to the total: work that became known while counting (ETA follows)."""
+        self.total = (self.total or 0) + count
+        if self._bar is not None:
+            self._bar.total = self.total
+            self._bar.refresh()
+
     def _set_postfix(self) -> None:
         assert self._bar is not None
         parts = {}

@@ -55,6 +55,8 @@ def request_hash(judge_name: str, request: JudgeRequest) -> str:
     }
     if request.decision is not None:  # absent otherwise, so older runs still resume
         payload["decision"] = [request.decision.key, list(request.decision.values)]
+    if request.features:  # likewise: asking for the hidden state is another question
+        payload["features"] = True
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -80,6 +82,7 @@ class RecordingJudge:
         self._seen: dict[str, dict[str, int]] = {}
         self.calls = 0
         self.replayed = 0
+        self.cached = 0  # calls the response cache answered (made, but not asked again)
         self.errors = 0
 
     @property
@@ -105,13 +108,21 @@ class RecordingJudge:
     async def judge(self, request: JudgeRequest) -> JudgeResponse:
         """Replay the stored answer to ``request``, or ask the judge and commit its answer."""
         item = CURRENT_ITEM.get()
+        store = self._store
+        if store is None:
+            # nothing to replay or commit: no key needed (hashing the prompt costs about as
+            # much CPU as the judge call itself, and reward batches run without a store)
+            response = await self.ask(request, item, "", 0)
+            self.calls += 1
+            self.cached += response.cached
+            self.rows.append(_row(self._inner.name, response))
+            return response
         digest = request_hash(self._inner.name, request)
         counts = self._seen.setdefault(item, {})
         occurrence = counts.get(digest, 0)
         counts[digest] = occurrence + 1
-        store = self._store
         known = self._stored_items
-        if store is not None and (known is None or item in known):
+        if known is None or item in known:
             stored = store.get_judgment(item, digest, occurrence)
             if stored is not None:
                 replay = response_from_json(stored)
@@ -121,18 +132,12 @@ class RecordingJudge:
                 # a reply that does not answer the question is asked again, not replayed
         response = await self.ask(request, item, digest, occurrence)
         self.calls += 1
-        if store is not None and schema_accepts(request.schema, response.data):
+        self.cached += response.cached
+        if schema_accepts(request.schema, response.data):
             tags = json.dumps(dict(request.tags), default=str) if request.tags else None
             store.put_judgment(item, digest, occurrence, self._inner.name, response, tags)
         else:  # kept for the summary; a rejected reply is not stored to be replayed
-            row = JudgmentRow(
-                self._inner.name,
-                response.usage,
-                response.cost,
-                response.latency_s,
-                response.queue_s,
-            )
-            self.rows.append(row)
+            self.rows.append(_row(self._inner.name, response))
         return response
 
     async def ask(
@@ -148,3 +153,8 @@ class RecordingJudge:
     def forget_item(self, item: str) -> None:
         """Drop the occurrence counters of a finished item (keeps memory flat)."""
         self._seen.pop(item, None)
+
+
+def _row(judge: str, r: JudgeResponse) -> JudgmentRow:
+    """The numbers of one call the summary keeps when the store does not."""
+    return JudgmentRow(judge, r.usage, r.cost, r.latency_s, r.queue_s)

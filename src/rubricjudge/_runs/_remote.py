@@ -71,6 +71,7 @@ class RemoteOutcome:
     replayed: int
     errors: int
     rejected: tuple[JudgmentRow, ...] = ()
+    cached: int = 0
 
 
 RemoteEvent = RemoteJudgment | RemoteOutcome
@@ -154,6 +155,7 @@ class ItemWorker:
                 replayed=sum(w.replayed for w in wrappers),
                 errors=sum(w.errors for w in wrappers),
                 rejected=tuple(r for w in wrappers for r in w.rows),
+                cached=sum(w.cached for w in wrappers),
             )
 
         task = asyncio.create_task(run())

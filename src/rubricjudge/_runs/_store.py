@@ -13,6 +13,7 @@ records the ones applied.
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 import time
@@ -136,6 +137,9 @@ def response_to_json(response: JudgeResponse) -> str:
             "model": response.model,
             "attempts": response.attempts,
             "probabilities": dict(response.probabilities) if response.probabilities else None,
+            "features": base64.b64encode(response.features).decode("ascii")
+            if response.features is not None
+            else None,
         }
     )
 
@@ -156,6 +160,7 @@ def response_from_json(text: str) -> JudgeResponse:
         model=d.get("model", ""),
         attempts=d.get("attempts", 1),
         probabilities=d.get("probabilities"),
+        features=base64.b64decode(d["features"]) if d.get("features") else None,
     )
 
 

@@ -7,12 +7,12 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._judges._fleet import EndpointStats
 from .._model._flips import FlipTally
 from .._model._reports import CriterionReport, EvaluationReport, TokenUsage
+from .._quantiles import summary_percentiles
 from ._store import JudgmentRow
 
 __all__ = ["RunSummary", "SummaryBuilder", "endpoint_lines"]
@@ -25,11 +25,16 @@ class RunSummary(BaseModel):
 
     ``judge_calls`` counts judgments actually made (all of them for a stored run,
     across resumes); ``replayed_calls`` those served from the run store in the last
-    session. ``cost`` is None when the price of some call is unknown.
+    session; ``cached_calls`` those the last session made that the judge's response
+    cache answered (no model was asked; they are judgments of this run all the same).
+    ``cost`` is None when the price of some call is unknown.
     ``endpoints`` holds, for a judge over a fleet of servers (several base URLs),
     each server's requests, failures and latency in the last session.
     ``flip_rates`` holds each criterion's mean flip rate when judgments were
     repeated (``--repeats``), least stable first.
+    ``batch_results_rejected`` counts the lines of provider batch results not
+    used: for a request not sent in that batch, or a second one for a request
+    (whose answer is then recorded as a judge error).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -46,6 +51,7 @@ class RunSummary(BaseModel):
     verdicts: dict[str, dict[str, int]] = Field(default_factory=dict)
     judge_calls: int = 0
     replayed_calls: int = 0
+    cached_calls: int = 0
     tokens: TokenUsage | None = None
     cost: float | None = None
     latency_s: dict[str, float] = Field(default_factory=dict)
@@ -55,6 +61,7 @@ class RunSummary(BaseModel):
     wall_s: float | None = None
     endpoints: dict[str, EndpointStats] = Field(default_factory=dict)
     flip_rates: dict[str, float] = Field(default_factory=dict)
+    batch_results_rejected: int = 0
 
     def to_text(self) -> str:
         """Render a few readable lines."""
@@ -69,11 +76,12 @@ class RunSummary(BaseModel):
             )
         tokens = self.tokens.total_tokens if self.tokens else 0
         cost = "unknown" if self.cost is None else f"${self.cost:.4f}"
-        calls = f"judge calls: {self.judge_calls} ({self.replayed_calls} replayed)"
+        cached = f"{self.cached_calls} from the response cache"
+        calls = f"judge calls: {self.judge_calls} ({cached})"
         if self.items_resumed or self.replayed_calls:
             calls = (
-                f"judge calls: {self.judge_calls} made over all sessions of this run, "
-                f"{self.replayed_calls} replayed from the run store in this one;"
+                f"judge calls: {self.judge_calls} made over all sessions of this run; in this "
+                f"one {self.replayed_calls} replayed from the run store, {cached};"
             )
         lines.append(f"{calls}  tokens: {tokens}  cost: {cost}")
         if self.latency_s:
@@ -85,6 +93,11 @@ class RunSummary(BaseModel):
         if self.wall_s is not None:
             lines.append(f"wall time: {self.wall_s:.2f}s")
         lines.extend(endpoint_lines(self.endpoints))
+        if self.batch_results_rejected:
+            lines.append(
+                f"batch results rejected: {self.batch_results_rejected} (for requests not "
+                "sent in that batch, or a second result for one request)"
+            )
         if self.verdicts:
             lines.append("verdicts per criterion (answer=count):")
         for key, dist in self.verdicts.items():
@@ -107,7 +120,8 @@ def endpoint_lines(endpoints: dict[str, EndpointStats]) -> list[str]:
     for url, st in endpoints.items():
         lat = "  ".join(f"{k} {v:.3f}s" for k, v in st.latency_s.items()) or "no answer"
         down = "" if st.healthy else "  [down at the end]"
-        lines.append(f"  {url}: {st.calls} sent, {st.errors} failed  {lat}{down}")
+        bad = f" ({st.unreadable} unreadable)" if st.unreadable else ""
+        lines.append(f"  {url}: {st.calls} sent, {st.errors} failed{bad}  {lat}{down}")
     return lines
 
 
@@ -176,6 +190,8 @@ class SummaryBuilder:
         replayed: int = 0,
         wall_s: float | None = None,
         endpoints: dict[str, EndpointStats] | None = None,
+        batch_rejected: int = 0,
+        cached: int = 0,
     ) -> RunSummary:
         """Build the summary, with the judge numbers taken from ``judgments``."""
         calls = 0
@@ -204,6 +220,7 @@ class SummaryBuilder:
             verdicts={k: dict(v) for k, v in self.verdicts.items()},
             judge_calls=calls,
             replayed_calls=replayed,
+            cached_calls=cached,
             tokens=tokens,
             cost=cost if calls else None,
             latency_s=_percentiles(latencies),
@@ -213,16 +230,10 @@ class SummaryBuilder:
             wall_s=wall_s,
             endpoints=endpoints or {},
             flip_rates={k: rate for k, rate, _ in self.flips.least_stable(len(self.flips.counts))},
+            batch_results_rejected=batch_rejected,
         )
 
 
 def _percentiles(values: array[float]) -> dict[str, float]:
     """p50, p90, p99 and max of ``values`` (empty when there are none)."""
-    if not values:
-        return {}
-    arr = np.frombuffer(values, dtype=np.float64)
-    out = {
-        name: float(np.percentile(arr, q)) for name, q in (("p50", 50), ("p90", 90), ("p99", 99))
-    }
-    out["max"] = float(arr.max())
-    return out
+    return summary_percentiles(values, (("p50", 50), ("p90", 90), ("p99", 99)))

@@ -1,8 +1,10 @@
 """The scoring server: a Starlette app over a rubric source and a grader.
 
 Endpoints: ``GET /health``, ``GET /openapi.json`` (both open), ``GET /rubrics``,
-``GET /rubrics/{id}``, ``POST /score``, ``POST /score/batch`` (bearer token,
-unless the app was built without one). Bodies over ``max_body_bytes`` are refused
+``GET /rubrics/{id}``, ``POST /score``, ``POST /score/batch`` and ``POST
+/get_reward`` (OpenRLHF's reward protocol, see ``_rewards``) (bearer token, unless
+the app was built without one; ``/get_reward`` also takes it as ``?token=``,
+since OpenRLHF's client sends no headers). Bodies over ``max_body_bytes`` are refused
 with 413 before they are read in full; a batch over ``max_batch`` items is 422;
 JSON that does not parse is 400 and a body of the wrong shape 422; an unknown
 rubric is 404. Grading is async all the way, so a slow judge call holds only its
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import os
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -27,6 +30,7 @@ from .._limits import DataLimitError, json_loads
 from .._model._rubric import Rubric
 from ._models import BatchItem, BatchRequest, ScoreRequest
 from ._openapi import openapi_document
+from ._rewards import RewardRequest, log, reply, rollouts_of
 from ._settings import ServerSettings
 from ._sources import RubricNotFoundError
 
@@ -67,11 +71,14 @@ def create_app(settings: ServerSettings) -> Any:
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
         return JSONResponse(body, status_code=status, headers=headers)
 
-    def authorized(request: Request) -> bool:
+    def authorized(request: Request, in_url: bool = False) -> bool:
         if settings.token is None:
             return True
         header = request.headers.get("authorization", "")
         scheme, _, given = header.partition(" ")
+        if in_url and not header:
+            # a trainer whose client sends no headers puts the token in the URL
+            scheme, given = "bearer", request.query_params.get("token", "")
         if scheme.lower() != "bearer" or not given:
             return False
         return hmac.compare_digest(given.strip().encode(), settings.token.encode())
@@ -107,13 +114,17 @@ def create_app(settings: ServerSettings) -> Any:
             ]
             raise HTTPError(422, "request body does not match the schema", detail) from None
 
+    root = getattr(settings.source, "root", None)
+
     async def load(rubric_id: str, version: str | None) -> tuple[Rubric, str | None]:
         try:
             return await settings.source.get(rubric_id, version)
         except RubricNotFoundError as e:
             raise HTTPError(404, str(e)) from None
-        except RubricError as e:
-            raise HTTPError(500, f"rubric {rubric_id!r} is invalid on the server: {e}") from None
+        except RubricJudgeError as e:  # a file in the directory that does not load
+            raise HTTPError(
+                500, f"rubric {rubric_id!r} is invalid on the server: {_unplaced(e, root)}"
+            ) from None
 
     def grader_for(rubric: Rubric) -> Any:
         if not rubric.hybrid_metrics:
@@ -126,8 +137,6 @@ def create_app(settings: ServerSettings) -> Any:
 
     async def grade(rubric: Rubric, item: BatchItem) -> dict[str, Any]:
         grader = grader_for(rubric)
-        sub = item.submission
-        to_grade: Any = sub if isinstance(sub, str) else sub.model_dump()
         kwargs: dict[str, Any] = {
             "query": item.query,
             "reference_submission": item.reference,
@@ -137,6 +146,7 @@ def create_app(settings: ServerSettings) -> Any:
             kwargs["references"] = item.references
             kwargs["fields"] = item.fields
         try:
+            to_grade: Any = item.to_grade()  # a conversation's errors name its path: 422
             report = await grader.grade(rubric, to_grade, **kwargs)
         except UsageError as e:
             raise HTTPError(422, str(e)) from None
@@ -146,11 +156,16 @@ def create_app(settings: ServerSettings) -> Any:
         return result
 
     def guarded(
-        handler: Callable[[Request], Awaitable[Response]], protected: bool = True
+        handler: Callable[[Request], Awaitable[Response]],
+        protected: bool = True,
+        token_in_url: bool = False,
     ) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            if protected and not authorized(request):
-                return error(401, "missing or wrong bearer token (Authorization: Bearer <token>)")
+            if protected and not authorized(request, token_in_url):
+                where = " or ?token=<token> in the URL" if token_in_url else ""
+                return error(
+                    401, f"missing or wrong bearer token (Authorization: Bearer <token>{where})"
+                )
             try:
                 return await handler(request)
             except HTTPError as e:
@@ -217,6 +232,48 @@ def create_app(settings: ServerSettings) -> Any:
         results = await within_deadline(gather_all([one(item) for item in body.items]))
         return JSONResponse({"rubric": body.rubric, "version": version, "results": results})
 
+    gate = asyncio.Semaphore(settings.concurrency)  # rollouts in flight, across all requests
+
+    async def get_reward(request: Request) -> Response:
+        data = await read_json(request)
+        queries = data.get("query") if isinstance(data, dict) else None
+        if isinstance(queries, list) and len(queries) > settings.max_batch:
+            raise HTTPError(
+                422,
+                f"batch has {len(queries)} queries; the limit is {settings.max_batch} per request "
+                "(the server's --max-batch)",
+            )
+        body = parse(RewardRequest, data)
+        rubric_id = body.rubric or request.query_params.get("rubric") or settings.default_rubric
+        if rubric_id is None:
+            raise HTTPError(
+                422,
+                'name the rubric: ?rubric=ID in the URL or "rubric" in the body '
+                "(or start the server with --rubric FILE)",
+            )
+        version = body.version or request.query_params.get("version")
+        rubric, version = await load(rubric_id, version)
+        from .._rewards._batch import grade_rewards
+
+        work = grade_rewards(
+            rubric,
+            grader_for(rubric),
+            rollouts_of(body),
+            concurrency=settings.concurrency,
+            gate=gate,
+        )
+        try:
+            batch = await within_deadline(work)
+        except UsageError as e:
+            raise HTTPError(422, str(e)) from None
+        log.info("/get_reward %s: %s", rubric_id, batch.log_line())
+        failure = batch.failure(settings.on_failure)
+        if failure is not None:
+            detail = {"failed": batch.failed, "errors": batch.errors, "usage": batch.usage()}
+            raise HTTPError(502, f"grading failed: {failure}", detail)
+        rewards = batch.rewards(settings.on_failure, settings.neutral_value)
+        return JSONResponse(reply(batch, rewards, rubric_id, version))
+
     routes = [
         Route("/health", guarded(health, protected=False), methods=["GET"]),
         Route("/openapi.json", guarded(openapi, protected=False), methods=["GET"]),
@@ -224,5 +281,16 @@ def create_app(settings: ServerSettings) -> Any:
         Route("/rubrics/{rubric_id}", guarded(get_rubric), methods=["GET"]),
         Route("/score", guarded(score), methods=["POST"]),
         Route("/score/batch", guarded(score_batch), methods=["POST"]),
+        Route("/get_reward", guarded(get_reward, token_in_url=True), methods=["POST"]),
     ]
     return Starlette(routes=routes)
+
+
+def _unplaced(e: RubricJudgeError, root: Any) -> str:
+    """What is wrong with a rubric, without where the server keeps it (clients see this)."""
+    if isinstance(e, RubricError) and e.problems:
+        return "; ".join(str(p) for p in e.problems)
+    text = str(e)
+    if root is not None:
+        text = text.replace(f"{root}{os.sep}", "").replace(str(root), "<rubrics>")
+    return text

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["BatchItem", "BatchRequest", "ScoreRequest", "SubmissionParts"]
 
@@ -19,16 +21,41 @@ class SubmissionParts(BaseModel):
 
 
 class BatchItem(BaseModel):
-    """One submission to score."""
+    """One submission to score: ``submission`` (text), or ``messages`` (a conversation)."""
 
     model_config = _STRICT
 
-    submission: str | SubmissionParts
+    submission: str | SubmissionParts | None = None
+    messages: list[dict[str, Any]] | None = Field(default=None, min_length=1)
+    system: str | list[dict[str, Any]] | None = None
     query: str | None = None
     reference: str | None = None
     references: list[str] | None = None
     fields: dict[str, str | list[str]] | None = None
     id: str | None = Field(default=None, max_length=256)
+
+    @model_validator(mode="after")
+    def _one_submission(self) -> BatchItem:
+        if (self.submission is None) == (self.messages is None):
+            raise ValueError("give 'submission' (text) or 'messages' (a conversation), one of them")
+        if self.system is not None and self.messages is None:
+            raise ValueError("'system' goes with 'messages' (Anthropic's system prompt)")
+        return self
+
+    def to_grade(self) -> Any:
+        """What the grader grades: the text, its parts, or the conversation.
+
+        Raises:
+            ConversationError: the messages are malformed (the error names their path).
+        """
+        if self.messages is not None:
+            from .._model._messages import read_messages
+            from .._model._submission import Submission
+
+            conv = read_messages(self.messages, system=self.system, where="messages")
+            return Submission.of_conversation(conv)
+        sub = self.submission
+        return sub if isinstance(sub, str) else sub.model_dump() if sub is not None else ""
 
 
 class ScoreRequest(BatchItem):

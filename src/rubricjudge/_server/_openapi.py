@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._rewards import reward_schemas
+
 if TYPE_CHECKING:
     from ._settings import ServerSettings
 
@@ -25,6 +27,20 @@ def _schemas(max_batch: int) -> dict[str, Any]:
         "submission": {
             "description": "The text to grade, or its output and reasoning apart.",
             "oneOf": [_STR, {"$ref": "#/components/schemas/SubmissionParts"}],
+        },
+        "messages": {
+            "description": (
+                "A conversation to grade instead of 'submission': OpenAI chat messages "
+                "(roles system/user/assistant/tool, tool_calls, tool_call_id) or Anthropic "
+                "messages (tool_use / tool_result blocks)."
+            ),
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "object", "required": ["role"]},
+        },
+        "system": {
+            "description": "Anthropic's top-level system prompt, with 'messages'.",
+            "oneOf": [_STR, {"type": "array", "items": {"type": "object"}}],
         },
         "query": _NULLABLE_STR,
         "reference": {**_NULLABLE_STR, "description": "A reference answer."},
@@ -50,13 +66,14 @@ def _schemas(max_batch: int) -> dict[str, Any]:
         "BatchItem": {
             "type": "object",
             "properties": item_props,
-            "required": ["submission"],
+            "oneOf": [{"required": ["submission"]}, {"required": ["messages"]}],
             "additionalProperties": False,
         },
         "ScoreRequest": {
             "type": "object",
             "properties": {**rubric_ref, **item_props},
-            "required": ["rubric", "submission"],
+            "required": ["rubric"],
+            "oneOf": [{"required": ["submission"]}, {"required": ["messages"]}],
             "additionalProperties": False,
         },
         "BatchRequest": {
@@ -172,7 +189,7 @@ def openapi_document(settings: ServerSettings) -> dict[str, Any]:
             "description": "Score submissions against rubrics the server holds. " + limits,
         },
         "components": {
-            "schemas": _schemas(settings.max_batch),
+            "schemas": {**_schemas(settings.max_batch), **reward_schemas()},
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
         "paths": {
@@ -248,6 +265,21 @@ def openapi_document(settings: ServerSettings) -> dict[str, Any]:
                     "security": secured,
                     "requestBody": _json_body("BatchRequest"),
                     "responses": {"200": _ok("BatchResponse", "One report per item."), **common},
+                }
+            },
+            "/get_reward": {
+                "post": {
+                    "summary": "OpenRLHF's remote reward model protocol: one reward per query, "
+                    "in order (the token may also be ?token= in the URL; the rubric ?rubric=).",
+                    "security": secured,
+                    "requestBody": _json_body("RewardRequest"),
+                    "responses": {
+                        "200": _ok("RewardResponse", "Rewards, flags and the batch's usage."),
+                        **common,
+                        "502": _error(
+                            "Rollouts failed and the failure policy is error, or all did."
+                        ),
+                    },
                 }
             },
         },

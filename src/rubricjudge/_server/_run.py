@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from .._env import getenv
@@ -69,12 +70,27 @@ def auth_token(host: str, *, token_file: str | None, no_auth: bool) -> str | Non
     )
 
 
-def serve(settings: ServerSettings, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the server with uvicorn until interrupted."""
+def serve(
+    settings: ServerSettings,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    banner: str | None = None,
+) -> None:
+    """Run the server with uvicorn until interrupted.
+
+    ``banner`` is printed on stderr once everything the server needs is there (the
+    extra installed, the app built), so it never announces a server that then fails.
+    """
     try:
         import uvicorn
     except ImportError:
         raise missing_extra("serve", "the scoring server needs starlette and uvicorn") from None
     if settings.token is None and not is_loopback(host):
         raise ConfigError(f"refusing to serve without a token on non-loopback host {host!r}")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    from ._logs import log_config
+
+    app = create_app(settings)
+    if banner:
+        print(banner, file=sys.stderr, flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="info", log_config=log_config())

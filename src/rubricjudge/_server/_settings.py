@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ConfigError
+from .._rewards._batch import DEFAULT_NEUTRAL, OnFailure, check_policy
 from ._sources import RubricSource
 
 __all__ = ["DEFAULT_MAX_BATCH", "DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT_S", "ServerSettings"]
@@ -30,6 +31,11 @@ class ServerSettings:
         concurrency: items of one batch graded at once.
         timeout_s: how long one request may grade (a whole batch included) before
             it is answered 504 and its judge calls are cancelled.
+        default_rubric: the rubric id ``/get_reward`` grades with when a request names
+            none (``serve --rubric FILE`` sets it).
+        on_failure: ``/get_reward``'s failure policy: ``"error"``, ``"skip"`` or
+            ``"neutral"`` (see :mod:`rubricjudge._rewards._batch`).
+        neutral_value: the reward of a failed rollout under ``"neutral"``.
     """
 
     source: RubricSource
@@ -39,8 +45,12 @@ class ServerSettings:
     max_batch: int = DEFAULT_MAX_BATCH
     concurrency: int = 8
     timeout_s: float = DEFAULT_TIMEOUT_S
+    default_rubric: str | None = None
+    on_failure: OnFailure = "error"
+    neutral_value: float = DEFAULT_NEUTRAL
 
     def __post_init__(self) -> None:
+        check_policy(self.on_failure, self.neutral_value)
         if self.token is not None and not self.token.strip():
             raise ConfigError("the server token is empty; give a real token or None")
         for name in ("max_body_bytes", "max_batch", "concurrency"):

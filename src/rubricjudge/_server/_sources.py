@@ -22,6 +22,7 @@ from .._model._rubric import Rubric
 
 __all__ = [
     "DirectorySource",
+    "FileSource",
     "RegistrySource",
     "RubricInfo",
     "RubricNotFoundError",
@@ -73,7 +74,7 @@ class RubricSource(Protocol):
     """Lists rubrics and loads one by id."""
 
     description: str  # for the operator's log: may name a path on the server
-    kind: str  # for anyone (``/health``): "directory" or "registry"
+    kind: str  # for anyone (``/health``): "directory", "file" or "registry"
 
     async def list(self) -> list[RubricInfo]:
         """Every rubric available."""
@@ -153,6 +154,37 @@ class DirectorySource:
     async def get(self, rubric_id: str, version: str | None = None) -> tuple[Rubric, str | None]:
         """Load the rubric file whose stem is ``rubric_id``."""
         return await asyncio.to_thread(self._get, rubric_id, version)
+
+
+class FileSource(DirectorySource):
+    """One rubric file (``serve --rubric FILE``), by its file stem."""
+
+    def __init__(self, file: str | os.PathLike[str]) -> None:
+        path = Path(file).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"--rubric {os.fspath(file)!r} is not a file")
+        if path.suffix not in _SUFFIXES:
+            raise ConfigError(
+                f"--rubric {os.fspath(file)!r} is not a rubric file (.json, .yaml or .yml)"
+            )
+        if not valid_id(path.stem):
+            raise ConfigError(
+                f"--rubric {os.fspath(file)!r}: its name {path.stem!r} is the rubric's id, so it "
+                "may hold only letters, digits, '_', '.' and '-' (rename the file)"
+            )
+        self.path = path.resolve()
+        self.rubric_id = path.stem
+        self.root = self.path.parent
+        self.description = f"rubric file {self.path}"
+        self.kind = "file"
+        self._cache = {}
+        from .._formats import load_file
+
+        load_file(self.path)  # a broken rubric stops the server before it starts
+
+    def files(self) -> dict[str, Path]:
+        """The one rubric: its id and file."""
+        return {self.rubric_id: self.path}
 
 
 class RegistrySource:

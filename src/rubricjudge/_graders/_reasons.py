@@ -1,0 +1,102 @@
+"""Reasons for the verdicts that cost points, when the judge gave only a verdict.
+
+With ``verdict-only`` (the local judge's default: fastest, and its best layout for
+agreement) the judge writes no reason. So that a user can still see why an answer
+lost points, the grader asks the same judge one more short question for each
+criterion that costs points — a requirement judged UNMET, a penalty judged MET —
+after the verdict is final (calibrated and evidence-checked): the verdict is stated,
+and the judge is asked for one sentence on what in the submission decides it. The
+call reuses the prompt's shared prefix, is bounded (``REASON_MAX_CHARS`` in the
+schema, 96 tokens), and never changes the verdict; a failed call leaves the reason
+empty and records why in the report's ``llm_invocation``.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
+
+from .._judges._base import JudgeRequest
+from .._model._reports import TokenUsage
+from .._model._rubric import Criterion, CriterionVerdict
+from ._judging import Member, Outcome, call
+from ._prompts import REASON_MAX_CHARS
+
+if TYPE_CHECKING:
+    from ._base import GradeContext
+    from ._prompts import Prefix
+
+__all__ = ["REASON_TOKENS", "explain", "needs_reason", "reason_prompt", "reason_schema"]
+
+REASON_TOKENS = 96
+"""The longest reason a judge may write, in tokens (the schema bounds its characters)."""
+
+
+def needs_reason(criterion: Criterion, out: Outcome) -> bool:
+    """Whether ``out`` costs points and came without a reason.
+
+    That is a binary requirement judged UNMET or a penalty judged MET.
+    """
+    if not out.ok or out.reason or criterion.is_multi_choice or criterion.scale is not None:
+        return False
+    if criterion.weight > 0:
+        return out.verdict == CriterionVerdict.UNMET
+    if criterion.weight < 0:
+        return out.verdict == CriterionVerdict.MET
+    return False
+
+
+def reason_prompt(criterion: Criterion, verdict: CriterionVerdict) -> str:
+    """The question placed after the shared prefix: why the verdict holds."""
+    req = " ".join(criterion.requirement.split())
+    held = "true" if verdict == CriterionVerdict.MET else "not true"
+    return (
+        f"Statement about the submission: {req}\n"
+        f"The grader decided that this statement is {held} of the submission. In one short "
+        "sentence (at most 25 words), say what in the submission shows it: quote its words "
+        "where you can, or name what is missing.\n"
+        'Reply {"reason": "<one sentence>"}'
+    )
+
+
+def reason_schema() -> dict[str, Any]:
+    """The reply schema: one bounded string."""
+    return {
+        "type": "object",
+        "properties": {"reason": {"type": "string", "maxLength": REASON_MAX_CHARS}},
+        "required": ["reason"],
+        "additionalProperties": False,
+    }
+
+
+async def explain(
+    out: Outcome,
+    ctx: GradeContext,
+    prefix: Prefix,
+    criterion: Criterion,
+    member: Member,
+    system: str,
+    limiter: AbstractAsyncContextManager[Any] | None,
+) -> None:
+    """Ask ``member`` why ``out``'s verdict holds and keep the answer as its reason."""
+    assert out.verdict is not None
+    req = JudgeRequest(
+        system=system,
+        user=prefix.text + reason_prompt(criterion, out.verdict),
+        schema=reason_schema(),
+        schema_name="verdict_reason",
+        shared_prefix_chars=len(prefix.text),
+        max_tokens=REASON_TOKENS,
+        tags={"key": criterion.key, "item": ctx.item_id, "reason": True},
+    )
+    extra = Outcome(judge_id=member.id)
+    response = await call(member, req, limiter=limiter, outcome=extra)
+    out.calls += 1
+    out.usage = TokenUsage.total([out.usage, extra.usage])
+    out.cost = None if out.cost is None or extra.cost is None else out.cost + extra.cost
+    reason = response.data.get("reason") if response is not None else None
+    if isinstance(reason, str) and reason.strip():
+        out.reason = " ".join(reason.split())[:REASON_MAX_CHARS]
+    else:
+        why = str(extra.error) if extra.error is not None else "the judge gave no reason"
+        out.info = {**out.info, "reason_error": why}
