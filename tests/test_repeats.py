@@ -183,7 +183,13 @@ def test_reward_variance_of_a_flipping_and_a_steady_judge(chat_server: ChatServe
         ]
     )
     items = ["one", "two", "three"]
-    chat_server.handler = Flipper()
+
+    def by_repeat(body: Any) -> Reply:
+        # the repeats are asked at once, so which call comes first is not fixed: answer by
+        # the seed that tells the repeats apart (repeat k asks with seed 0 + k)
+        return Reply.json({"reason": "r", "answer": ("yes", "no")[body["seed"] % 2]})
+
+    chat_server.handler = by_repeat
     grader = CriterionGrader(openai_judge(chat_server), repeats=2, evidence="off")
     flipping = asyncio.run(compute_reward_variance(rubric, items, grader=grader))
     assert flipping.items == 3 and flipping.repeats == 2
