@@ -94,3 +94,21 @@ async def test_a_judge_that_writes_reasons_is_not_asked_again(chat_server: ChatS
     )
     await grader.grade(RUBRIC, SUB)
     assert len(chat_server.chat_requests) == 3
+
+
+async def test_repeated_judgments_ask_one_reason_for_the_majority(chat_server: ChatServer) -> None:
+    # repeats: each verdict is asked three times, but the reason once, of the answer that counts
+    chat_server.handler = answers(VERDICTS)
+    grader = CriterionGrader(
+        openai_judge(chat_server), verdict_method="verdict-only", evidence="off", repeats=3
+    )
+    report = await grader.grade(RUBRIC, SUB)
+    cause, scope, myth = report.report or []
+    assert cause.verdict is CriterionVerdict.UNMET and cause.reason.startswith("It says")
+    assert myth.verdict is CriterionVerdict.MET and myth.reason.startswith("It says")
+    assert scope.reason == ""
+    assert cause.stability is not None and cause.stability.flip_rate == 0.0
+    prompts = [r.json["messages"][1]["content"] for r in chat_server.chat_requests]
+    assert len(prompts) == 3 * 3 + 2
+    assert sum("The grader decided" in p for p in prompts) == 2
+    assert report.judge_calls == 11

@@ -1,4 +1,4 @@
-"""Graders: per criterion, one-shot, holistic and mixed-method grading, and what configures them."""
+"""Graders: per criterion, one-shot, holistic, pairwise, group grading, and their settings."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from ._graders import (
     GradePlan,
     Grader,
     GraderSpec,
+    GroupRanker,
     JudgeSpec,
     LengthPenalty,
     LLMConfig,
+    PairwiseGrader,
     PerCriterionGrader,
     PerCriterionOneShotGrader,
     RubricAsJudgeGrader,
@@ -25,9 +27,11 @@ __all__ = [
     "GradePlan",
     "Grader",
     "GraderSpec",
+    "GroupRanker",
     "JudgeSpec",
     "LLMConfig",
     "LengthPenalty",
+    "PairwiseGrader",
     "PerCriterionGrader",
     "PerCriterionOneShotGrader",
     "RubricAsJudgeGrader",

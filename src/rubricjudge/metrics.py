@@ -1,4 +1,4 @@
-"""Agreement of judges with human labels, and the gate between two runs."""
+"""Agreement of judges with human labels (verdicts, preferences), and the gate between two runs."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from ._metrics import (
     JudgeAgreement,
     LabellerAgreement,
     MetricsReport,
+    PairwiseMetrics,
     compute_metrics,
     fleiss_kappa,
     gate_runs,
     krippendorff_alpha,
+    pairwise_metrics,
 )
 
 __all__ = [
@@ -22,8 +24,10 @@ __all__ = [
     "JudgeAgreement",
     "LabellerAgreement",
     "MetricsReport",
+    "PairwiseMetrics",
     "compute_metrics",
     "fleiss_kappa",
     "gate_runs",
     "krippendorff_alpha",
+    "pairwise_metrics",
 ]

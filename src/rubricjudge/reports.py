@@ -1,35 +1,51 @@
-"""What grading produces: evaluation and criterion reports, their parts, and the scoring policy."""
+"""What grading produces: evaluation, criterion, pairwise and group reports; the policy."""
 
 from __future__ import annotations
 
 from ._model import (
     CalibrationRecord,
     CannotAssessStrategy,
+    CriterionPreference,
     CriterionReport,
     Escalation,
     EvaluationReport,
     EvidenceCheck,
+    GroupReport,
     JudgeVote,
+    ListwiseAnswer,
     MetricResult,
     OptionSelection,
+    OrderAnswer,
+    PairwiseReport,
+    PairwiseStats,
     ScaleScore,
     ScoringPolicy,
     SectionScore,
+    Stability,
+    TieBreak,
     TokenUsage,
 )
 
 __all__ = [
     "CalibrationRecord",
     "CannotAssessStrategy",
+    "CriterionPreference",
     "CriterionReport",
     "Escalation",
     "EvaluationReport",
     "EvidenceCheck",
+    "GroupReport",
     "JudgeVote",
+    "ListwiseAnswer",
     "MetricResult",
     "OptionSelection",
+    "OrderAnswer",
+    "PairwiseReport",
+    "PairwiseStats",
     "ScaleScore",
     "ScoringPolicy",
     "SectionScore",
+    "Stability",
+    "TieBreak",
     "TokenUsage",
 ]

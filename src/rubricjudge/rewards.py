@@ -2,9 +2,13 @@
 
 - :class:`RubricReward`: a TRL ``GRPOTrainer`` reward function;
   :class:`GroupRelativeReward` makes it relative to each prompt's group.
+- :class:`GroupRankReward`: a TRL reward function whose judge ranks each prompt's
+  group of completions against each other (a completion's win rate in its group).
 - :class:`RewardEngine`: per-rollout and batched rewards with a training failure
   policy (what the veRL and verifiers adapters use: ``rubricjudge.integrations``).
 - OpenRLHF: ``rubricjudge serve`` answers ``POST /get_reward``.
+- :func:`compute_reward_variance`: how much a rubric's reward moves when its
+  judgments are asked again.
 
 Guide: docs/rl-training.md.
 """
@@ -12,13 +16,25 @@ Guide: docs/rl-training.md.
 from __future__ import annotations
 
 from ._errors import RewardError
-from ._rewards import GroupRelativeReward, RewardEngine, RewardStats, RubricReward, group_relative
+from ._rewards import (
+    GroupRankReward,
+    GroupRelativeReward,
+    RewardEngine,
+    RewardStats,
+    RewardVariance,
+    RubricReward,
+    compute_reward_variance,
+    group_relative,
+)
 
 __all__ = [
+    "GroupRankReward",
     "GroupRelativeReward",
     "RewardEngine",
     "RewardError",
     "RewardStats",
+    "RewardVariance",
     "RubricReward",
+    "compute_reward_variance",
     "group_relative",
 ]

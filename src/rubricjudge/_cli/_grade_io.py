@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import ConfigError, RubricJudgeError
 from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
+from .._model._flips import FlipTally
 from .._model._reports import EvaluationReport
 
 if TYPE_CHECKING:
@@ -137,6 +138,7 @@ class Tally:
         self.not_graded = 0
         self.failures: list[str] = []  # the first items not graded, with why
         self.endpoints: dict[str, EndpointStats] = {}
+        self.flips = FlipTally()
 
     def add(self, r: EvaluationReport) -> None:
         """Count one item's report."""
@@ -157,6 +159,7 @@ class Tally:
         else:
             self.known_cost += r.completion_cost
         self.criterion_errors += r.error_count
+        self.flips.add(r)
 
     def text(self, *, judges: str, grader: str) -> str:
         """Format the summary printed on stderr."""
@@ -177,6 +180,7 @@ class Tally:
             f"errors: {self.criterion_errors} criteria; items not graded: {self.not_graded}"
         )
         lines.extend(f"  {f}" for f in self.failures)
+        lines.extend(self.flips.lines())
         if self.endpoints:
             from .._runs._summary import endpoint_lines
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from ._batch_args import batch_saving
+from ._repeat_args import repeat_options
 from ._trust_args import base_url_option, cache_options, cascade_estimate, trust_options
 
 __all__ = [
@@ -81,6 +82,7 @@ def grader_spec(args: argparse.Namespace) -> Any:
         raise ConfigError(f"--concurrency {args.concurrency!r} must be at least 1")
     options: dict[str, Any] = {"concurrency": args.concurrency}
     options.update(trust_options(args, kind))
+    options.update(repeat_options(args, kind))
     options.update(conversation_options(args))
     max_examples = getattr(args, "max_examples", None)  # `evaluate` has no --max-examples
     if max_examples is not None and kind != "holistic":

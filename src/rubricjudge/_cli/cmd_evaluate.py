@@ -18,6 +18,7 @@ from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
 from ._grader_args import add_conversation_args, build_grader, dry_run, grader_spec
+from ._repeat_args import add_repeat_args
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
 
 __all__ = ["register", "run"]
@@ -88,6 +89,7 @@ def register(subparsers: Any) -> None:
     )
     add_cache_args(p)
     add_trust_args(p)
+    add_repeat_args(p)
     add_conversation_args(p)
     add_batch_args(p)
     p.set_defaults(func=run)

@@ -29,6 +29,7 @@ from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
 from ._grader_args import add_conversation_args, build_grader, dry_run, judge_names
+from ._repeat_args import add_repeat_args
 from ._trust_args import (
     BASE_URL_HELP,
     add_cache_args,
@@ -44,7 +45,9 @@ def register(subparsers: Any) -> None:
         "grade",
         help="grade submissions against a rubric",
         description="Grade submissions (JSONL: submission or messages, id, query, reference) "
-        "against a rubric; write one EvaluationReport per line, in input order.",
+        "against a rubric; write one EvaluationReport per line, in input order. With "
+        "--pairwise, compare pairs (submission_a, submission_b) in both orders; with --group, "
+        "rank the submissions of each line against each other.",
         epilog="Exit codes: 0 graded (items whose judges failed are recorded in their "
         "reports); 1 a usage or input error, or no item could be graded (-o then keeps what "
         "it held); 2 bad command-line usage; 130 interrupted; 141 stdout closed.",
@@ -92,8 +95,35 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="count calls, tokens and cost; call nothing"
     )
+    g = p.add_argument_group("pairs and groups")
+    g.add_argument(
+        "--pairwise",
+        action="store_true",
+        help="compare pairs: each line has submission_a and submission_b (and id, query, "
+        "reference, label); every comparison is asked in both orders",
+    )
+    g.add_argument(
+        "--group",
+        action="store_true",
+        help="rank groups: each line has submissions: [...] (and id, query, reference); each "
+        "submission gets a reward in [0, 1] and a rank",
+    )
+    g.add_argument(
+        "--group-method",
+        choices=["criteria", "listwise"],
+        default="criteria",
+        help="criteria: grade each submission, break equal scores pairwise (default); "
+        "listwise: one prompt ranks them all, asked in two orders",
+    )
+    g.add_argument(
+        "--tie-break",
+        choices=["holistic", "per-criterion", "none"],
+        default="holistic",
+        help="how --group-method criteria orders equal scores (default holistic)",
+    )
     add_cache_args(p)
     add_trust_args(p)
+    add_repeat_args(p)
     add_conversation_args(p)
     add_batch_args(p)
     p.set_defaults(func=run)
@@ -229,6 +259,10 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and not args.run_dir:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")
     rubric = _load_rubric(args.rubric)
+    if args.pairwise or args.group:
+        from ._grade_compare import run_compare
+
+        return run_compare(args, rubric)
     grader = build_grader(args)
     if getattr(args, "batch_api", False):
         from .._runs._batch_run import check_batchable

@@ -19,9 +19,17 @@ def register(subparsers: Any) -> None:
         "metrics",
         help="agreement of a run's judgments with human labels",
         description="Compare the judgments in a run directory with the dataset's ground truth: "
-        "per-criterion and item-level agreement, with bootstrap confidence intervals.",
+        "per-criterion and item-level agreement, with bootstrap confidence intervals; list the "
+        "least stable criteria of a run with --repeats. Given the -o file of `grade --pairwise`, "
+        "compare its preferences with the human labels of its pairs (label: a, b or tie).",
+        epilog="Exit codes: 0 printed; 1 a usage or input error; 2 bad command-line usage.",
     )
-    p.add_argument("run_dir", help="run directory written by `rubricjudge evaluate --run-dir`")
+    p.add_argument(
+        "run_dir",
+        metavar="RUN",
+        help="run directory written by `rubricjudge evaluate --run-dir`, or the JSONL written "
+        "by `rubricjudge grade --pairwise -o`",
+    )
     p.add_argument(
         "--dataset", help="dataset with the ground truth (default: the one the run used)"
     )
@@ -86,11 +94,39 @@ def _check_same(run_dir: Path, dataset: Any) -> None:
         )
 
 
+def _pairwise(args: argparse.Namespace) -> int:
+    from .._metrics._pairwise import pairwise_metrics, read_pairwise_reports
+
+    for flag, given in (
+        ("--dataset", args.dataset),
+        ("--exclude-ids", args.exclude_ids),
+        ("--calibration", args.calibration),
+    ):
+        if given:
+            raise ConfigError(f"{flag} applies to a run directory, not to pairwise results")
+    result = pairwise_metrics(
+        read_pairwise_reports(args.run_dir),
+        bootstrap=args.bootstrap,
+        confidence=args.confidence,
+        seed=args.seed,
+    )
+    if args.json:
+        print(result.model_dump_json(indent=2))
+        return 0
+    print(result.to_text())
+    if not result.stats.labelled:
+        print("no pair has a human label: give each input line a label (a, b or tie)")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge metrics``."""
     from .._metrics import compute_metrics
+    from .._model._flips import FlipTally
     from .._runs import RunResult
 
+    if Path(args.run_dir).is_file():
+        return _pairwise(args)
     result = RunResult.open(args.run_dir)
     dataset = _dataset_for(Path(args.run_dir), args.dataset)
     _check_same(Path(args.run_dir), dataset)
@@ -115,10 +151,15 @@ def run(args: argparse.Namespace) -> int:
     before = None
     if report.calibrated_answers:  # the same items, with the judge's own verdicts
         before = compute_metrics(reports, dataset, verdicts="raw", **options)
+    flips = FlipTally()
+    for r in reports:
+        flips.add(r)
     if args.json:
         data = report.to_jsonable()
         if before is not None:
             data["before_calibration"] = before.to_jsonable()
+        if flips.counts:
+            data["flip_rates"] = {k: v for k, v, _ in flips.least_stable(len(flips.counts))}
         print(json.dumps(data, indent=2))
         return 0
     if before is not None:
@@ -126,4 +167,6 @@ def run(args: argparse.Namespace) -> int:
         print(before.to_text())
         print("\n== after calibration (the verdicts that counted)")
     print(report.to_text())
+    for line in flips.lines():
+        print(line)
     return 0

@@ -34,6 +34,7 @@ from ._prompts import (
     criterion_schema,
 )
 from ._reasons import explain, needs_reason
+from ._repeats import Repeats, ask_repeated, merged_stability, vary_order
 from ._scoped import is_scoped, scope_calls, scoped_leaf
 from ._shown import refused, shared_prefix, with_conversation_record
 
@@ -86,6 +87,11 @@ class CriterionGrader(Grader):
             ``skip`` strategy then leaves out, raising their score).
         functions: a :class:`FunctionRegistry` or ``{ref: function}`` dict for criteria
             scored by ``function`` or ``json_schema`` (used as given, not copied).
+        repeats: ask each judgment this many times and keep the most common answer;
+            each criterion's report records every answer and its flip rate
+            (``stability``; see ``_repeats`` for the variation and the tie policy).
+        repeat_temperature: the sampling temperature of repeats that vary it (0.7).
+        repeat_variation: ``auto`` (the default: by judge), ``temperature`` or ``order``.
     """
 
     kind = "per-criterion"
@@ -111,9 +117,13 @@ class CriterionGrader(Grader):
         below_confidence: float = 0.7,
         offer_cannot_assess: bool = False,
         reasons: bool = True,
+        repeats: int = 1,
+        repeat_temperature: float = 0.7,
+        repeat_variation: str = "auto",
         **options: Any,
     ) -> None:
         super().__init__(judge, **options)
+        self.repeats = Repeats.build(repeats, repeat_temperature, repeat_variation)
         self.reasons = reasons
         self.features = False
         """Ask judges for their hidden state on every decision (``calibrate`` sets it to
@@ -232,11 +242,13 @@ class CriterionGrader(Grader):
         order: list[int] | None,
         method: VerdictMethod = "reason-first",
         scope_note: str = "",
+        answer_order: list[int] | None = None,
     ) -> JudgeRequest:
         """Build the judge request about one leaf criterion.
 
         ``scope_note`` (a line saying which part of a conversation to decide it on)
-        goes after the shared prefix, so the prefix stays shared.
+        goes after the shared prefix, so the prefix stays shared. ``answer_order``
+        shows a binary criterion's answers in another order (repeats).
         """
         labels = ctx.example_labels[index] if ctx.example_labels else []
         suffix = criterion_prompt(
@@ -246,11 +258,12 @@ class CriterionGrader(Grader):
             max_examples=self.max_examples,
             method=method,
             offer_cannot_assess=self.offer_cannot_assess,
+            answer_order=answer_order,
         )
         return JudgeRequest(
             system=self.criterion_system_prompt(),
             user=prefix.text + scope_note + suffix,
-            schema=criterion_schema(criterion, method, self.offer_cannot_assess),
+            schema=criterion_schema(criterion, method, self.offer_cannot_assess, answer_order),
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
             decision=criterion_decision(criterion, self.offer_cannot_assess),
@@ -266,19 +279,48 @@ class CriterionGrader(Grader):
         member: Member,
         scope_note: str = "",
     ) -> Outcome:
-        """Ask one judge about one leaf criterion."""
-        out = await self.answer(ctx, prefix, index, criterion, member, scope_note)
-        if self.escalate_to is not None and should_escalate(out, self.below_confidence):
-            second = await self.answer(
-                ctx, prefix, index, criterion, self.strong_member(), scope_note
+        """Ask one judge about one leaf criterion (``repeats`` times when repeated).
+
+        A verdict that costs points gets its reason afterwards, once, from the judge
+        whose answer counted (with repeats: of the majority answer, not of each repeat).
+        """
+        if self.repeats.n > 1:
+            out, member = await ask_repeated(
+                self, ctx, prefix, index, criterion, member, scope_note
             )
-            out = merge_escalation(criterion, out, second, self.below_confidence)
-            if out is second:
-                member = self.strong_member()
+        else:
+            out, member = await self.judged(ctx, prefix, index, criterion, member, scope_note)
         if self.reasons and needs_reason(criterion, out):  # asked of the judge that counted
             system = self.criterion_system_prompt()
             await explain(out, ctx, prefix, criterion, member, system, self.limiter())
         return out
+
+    async def judged(
+        self,
+        ctx: GradeContext,
+        prefix: Prefix,
+        index: int,
+        criterion: Criterion,
+        member: Member,
+        scope_note: str = "",
+        repeat: int = 0,
+    ) -> tuple[Outcome, Member]:
+        """One answer about one criterion, escalated when unsure; with the judge that counted.
+
+        ``repeat``: which of the repeats this is.
+        """
+        out = await self.answer(ctx, prefix, index, criterion, member, scope_note, repeat)
+        if self.escalate_to is not None and should_escalate(out, self.below_confidence):
+            strong = self.strong_member()
+            second = await self.answer(ctx, prefix, index, criterion, strong, scope_note, repeat)
+            out = merge_escalation(criterion, out, second, self.below_confidence)
+            if out is second:
+                member = strong
+        return out, member
+
+    def recalibrates(self, member: Member) -> bool:
+        """Whether a calibration re-decides ``member``'s answers from its probabilities."""
+        return self.calibration_for(member) is not None
 
     async def answer(
         self,
@@ -288,12 +330,24 @@ class CriterionGrader(Grader):
         criterion: Criterion,
         member: Member,
         scope_note: str = "",
+        repeat: int = 0,
     ) -> Outcome:
-        """One judge's answer about one criterion, calibrated and evidence-checked."""
+        """One judge's answer about one criterion, calibrated and evidence-checked.
+
+        Repeat ``k`` > 0 varies the question as ``_repeats`` describes.
+        """
         order = self.order(ctx, criterion, index, member.id)
-        method = self.method_of(member)
-        req = self.request(ctx, prefix, index, criterion, order, method, scope_note)
         cal = self.calibration_for(member)
+        answer_order: list[int] | None = None
+        variation = None
+        if self.repeats.n > 1:
+            variation = self.repeats.variation_for(member, calibrated=cal is not None)
+            if variation == "order" and repeat > 0:
+                order, answer_order = vary_order(self, ctx, index, criterion, member.id, repeat)
+        method = self.method_of(member)
+        req = self.request(ctx, prefix, index, criterion, order, method, scope_note, answer_order)
+        if variation == "temperature":
+            req = self.repeats.sampled(req, self.seed + repeat)
         if (self.features or (cal is not None and cal.needs_features())) and req.decision:
             req = replace(req, features=True)
         out = await ask(member, criterion, req, order=order, limiter=self.limiter())
@@ -397,6 +451,9 @@ class CriterionGrader(Grader):
             ensemble=self.ensemble,
             policy=self.failure,
         )
+        stability = merged_stability(outcomes)  # repeated judgments: the answers and flips
+        if stability is not None:
+            report = report.model_copy(update={"stability": stability})
         return report, sum(o.calls for o in outcomes), sum(1 for o in outcomes if o.cached)
 
     async def run_method(self, ctx: GradeContext, criterion: Criterion) -> CriterionReport:
@@ -522,7 +579,8 @@ class CriterionGrader(Grader):
             if c.method is not ScoringType.LLM:
                 continue
             req = self.request(ctx, prefix, i, c, None, self.method_of(self.members()[0]))
-            asks = self.n_judges * scope_calls(ctx, c)  # every assistant turn is one ask
+            # every assistant turn is one ask, and each ask is made ``repeats`` times
+            asks = self.n_judges * scope_calls(ctx, c) * self.repeats.n
             calls += asks
             tokens += asks * (system + approx_tokens(req.user))
         return GradePlan(calls, tokens)

@@ -26,6 +26,7 @@ from .._model._reports import (
     TokenUsage,
 )
 from .._model._rubric import Criterion, CriterionVerdict
+from .._model._stability import Stability
 
 __all__ = [
     "Member",
@@ -73,6 +74,7 @@ class Outcome:
     features: bytes | None = None
     evidence: EvidenceCheck | None = None
     escalation: Escalation | None = None
+    stability: Stability | None = None
 
     @property
     def confidence(self) -> float | None:
@@ -114,6 +116,7 @@ class Outcome:
             shuffle_order=self.shuffle_order,
             confidence=self.confidence,
             probabilities=self.probabilities,
+            stability=self.stability,
         )
 
 

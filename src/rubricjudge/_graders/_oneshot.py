@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import JudgeError
+from .._errors import ConfigError, JudgeError
 from .._judges._base import JudgeRequest
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, ScoringType
@@ -54,6 +54,10 @@ class PerCriterionOneShotGrader(CriterionGrader):
     default_system_prompt = SYSTEM_ONESHOT
 
     def __init__(self, judge: Any = None, *, reasons: bool = False, **options: Any) -> None:
+        if options.get("repeats", 1) != 1:
+            raise ConfigError(
+                "repeats work with the per-criterion grader (CriterionGrader), not one-shot"
+            )
         # one call for all criteria: no extra call per failed criterion unless asked
         super().__init__(judge, reasons=reasons, **options)
 

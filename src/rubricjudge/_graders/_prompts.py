@@ -43,6 +43,7 @@ __all__ = [
     "SYSTEM_ONESHOT",
     "Prefix",
     "approx_tokens",
+    "binary_answers",
     "block_code",
     "build_prefix",
     "calibration_examples",
@@ -53,6 +54,7 @@ __all__ = [
     "holistic_schema",
     "oneshot_prompt",
     "oneshot_schema",
+    "rubric_points",
     "shown_options",
     "VerdictMethod",
 ]
@@ -314,6 +316,7 @@ def criterion_prompt(
     max_examples: int | None = None,
     method: VerdictMethod = "reason-first",
     offer_cannot_assess: bool = False,
+    answer_order: Sequence[int] | None = None,
 ) -> str:
     """Write the criterion part of a per-criterion prompt (placed after the prefix).
 
@@ -322,6 +325,8 @@ def criterion_prompt(
     penalties included, is asked as a statement about the submission to answer
     ``yes`` (MET: for a penalty, the fault is there) or ``no``; with
     ``offer_cannot_assess`` the judge may also answer ``cannot_assess``.
+    ``answer_order`` shows a binary criterion's answers in another order (a
+    permutation of their positions; repeats vary it, see ``_repeats``).
     """
     req = " ".join(criterion.requirement.split())
     if criterion.is_scored_on_scale:
@@ -347,7 +352,7 @@ def criterion_prompt(
             + "Pick the option that fits the submission best. "
             + _reply_line("option", "<number>", method)
         )
-    answers = f'"{YES}" | "{NO}"' + (f' | "{UNSURE}"' if offer_cannot_assess else "")
+    answers = " | ".join(f'"{v}"' for v in binary_answers(offer_cannot_assess, answer_order))
     unsure = (
         f" {UNSURE} only if the submission gives no way to tell." if offer_cannot_assess else ""
     )
@@ -358,6 +363,16 @@ def criterion_prompt(
         + _examples_line(example_labels, criterion, [])
         + _reply_line("answer", answers, method)
     )
+
+
+def binary_answers(
+    offer_cannot_assess: bool = False, answer_order: Sequence[int] | None = None
+) -> tuple[str, ...]:
+    """The answers to a binary criterion in the order shown (``answer_order`` permutes them)."""
+    values = (YES, NO, UNSURE) if offer_cannot_assess else (YES, NO)
+    if answer_order is None:
+        return values
+    return tuple(values[i] for i in answer_order)
 
 
 def criterion_decision(criterion: Criterion, offer_cannot_assess: bool = False) -> Decision | None:
@@ -376,20 +391,27 @@ _REASON_SCHEMA = {"type": "string", "maxLength": REASON_MAX_CHARS}
 
 
 def criterion_schema(
-    criterion: Criterion, method: VerdictMethod = "reason-first", offer_cannot_assess: bool = False
+    criterion: Criterion,
+    method: VerdictMethod = "reason-first",
+    offer_cannot_assess: bool = False,
+    answer_order: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """JSON Schema of the reply about one criterion, its keys in ``method``'s order.
 
     The same few schemas are asked for thousands of times in a run, so each is built
     once and shared (judges read it, never change it); backends that inspect a
-    schema can then remember what they found by its identity.
+    schema can then remember what they found by its identity. ``answer_order``
+    lists a binary criterion's answers in the order shown (see :func:`criterion_prompt`).
     """
     if criterion.scale is not None:
         s = criterion.scale
         return _scale_schema_of(s.min, s.max, s.type, method, offer_cannot_assess)
     if criterion.is_multi_choice:
         return _schema_of("option", len(criterion.options or []), method)
-    return _schema_of("unsure" if offer_cannot_assess else "binary", 0, method)
+    kind = "unsure" if offer_cannot_assess else "binary"
+    if answer_order is None:
+        return _schema_of(kind, 0, method)
+    return _schema_of(kind, 0, method, binary_answers(offer_cannot_assess, answer_order))
 
 
 @functools.lru_cache(maxsize=64)
@@ -419,13 +441,18 @@ def _scale_schema_of(
 
 
 @functools.lru_cache(maxsize=64)
-def _schema_of(kind: str, options: int, method: VerdictMethod = "reason-first") -> dict[str, Any]:
+def _schema_of(
+    kind: str,
+    options: int,
+    method: VerdictMethod = "reason-first",
+    shown: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
     answer: dict[str, Any]
     if kind == "option":
         answer = {"type": "integer", "minimum": 1, "maximum": options}
         key = "option"
     else:
-        values = [YES, NO, UNSURE] if kind == "unsure" else [YES, NO]
+        values = list(shown or binary_answers(kind == "unsure"))
         answer = {"type": "string", "enum": values}
         key = "answer"
     fields = {"reason": _REASON_SCHEMA, key: answer}
@@ -523,17 +550,26 @@ def _holistic_line(criterion: Criterion, total: float) -> str:
     return f"- {pts} points: {req}"
 
 
-def holistic_prompt(rubric: Rubric) -> str:
-    """Write the rubric part of a holistic prompt: each criterion's share of 100 points.
+def rubric_points(rubric: Rubric) -> str:
+    """The rubric as lines of points out of 100, one per criterion (holistic prompts).
 
     Weights are shown as points out of 100 (a positive weight's share of the total
     positive weight; a penalty's weight on the same base), so a small judge cannot
-    mistake the weights' own scale for the score's. A rubric of penalties only starts
-    from 100 and shares the 100 points among its penalties.
+    mistake the weights' own scale for the score's. A rubric of penalties only
+    shares the 100 points among its penalties.
     """
     positive = sum(c.weight for c in rubric.criteria if c.weight > 0)
     total = positive if positive > 0 else sum(abs(c.weight) for c in rubric.criteria)
-    lines = "\n".join(_holistic_line(c, total) for c in rubric.criteria)
+    return "\n".join(_holistic_line(c, total) for c in rubric.criteria)
+
+
+def holistic_prompt(rubric: Rubric) -> str:
+    """Write the rubric part of a holistic prompt: each criterion's share of 100 points.
+
+    See :func:`rubric_points`; a rubric of penalties only starts from 100.
+    """
+    positive = sum(c.weight for c in rubric.criteria if c.weight > 0)
+    lines = rubric_points(rubric)
     how = (
         "Add the points of the criteria the submission meets and subtract the faults it has."
         if positive > 0

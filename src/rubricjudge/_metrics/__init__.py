@@ -5,6 +5,7 @@ from ._coding import NaMode
 from ._compute import compute_metrics
 from ._gate import gate_runs
 from ._gate_result import GateResult
+from ._pairwise import PairwiseMetrics, pairwise_metrics
 from ._results import (
     CriterionMetrics,
     ItemMetrics,
@@ -21,8 +22,10 @@ __all__ = [
     "LabellerAgreement",
     "MetricsReport",
     "NaMode",
+    "PairwiseMetrics",
     "compute_metrics",
     "fleiss_kappa",
     "gate_runs",
     "krippendorff_alpha",
+    "pairwise_metrics",
 ]

@@ -10,6 +10,9 @@ from ._criterion import (
     ScoringMethod,
     ScoringType,
 )
+from ._group import GroupReport, ListwiseAnswer, TieBreak
+from ._pairwise import CriterionPreference, OrderAnswer, PairwiseReport
+from ._pairwise_stats import PairwiseStats
 from ._reports import (
     CalibrationRecord,
     CriterionReport,
@@ -26,6 +29,7 @@ from ._reports import (
 )
 from ._rubric import HybridMetric, Rubric
 from ._scoring import CannotAssessStrategy, ScoringPolicy
+from ._stability import Stability
 
 __all__ = [
     "CalibrationExample",
@@ -33,15 +37,21 @@ __all__ = [
     "CannotAssessStrategy",
     "Criterion",
     "CriterionOption",
+    "CriterionPreference",
     "CriterionReport",
     "CriterionVerdict",
     "Escalation",
     "EvaluationReport",
     "EvidenceCheck",
+    "GroupReport",
     "HybridMetric",
     "JudgeVote",
+    "ListwiseAnswer",
     "MetricResult",
     "OptionSelection",
+    "OrderAnswer",
+    "PairwiseReport",
+    "PairwiseStats",
     "Rubric",
     "Scale",
     "ScaleScore",
@@ -50,6 +60,8 @@ __all__ = [
     "ScoringPolicy",
     "ScoringType",
     "SectionScore",
+    "Stability",
+    "TieBreak",
     "TokenUsage",
     "TurnReport",
 ]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._rubric import Criterion, CriterionVerdict, ScoringType
+from ._stability import Stability
 
 if TYPE_CHECKING:
     from ._scoring import ScoringPolicy
@@ -120,6 +121,7 @@ class JudgeVote(BaseModel):
     shuffle_order: list[int] | None = None
     confidence: float | None = None
     probabilities: dict[str, float] | None = None
+    stability: Stability | None = None
 
 
 class CalibrationRecord(BaseModel):
@@ -211,7 +213,8 @@ class CriterionReport(BaseModel):
     ``CANNOT_ASSESS``, or option labels). Both are None where the backend exposes
     no probabilities; they are never taken from the judge's own words. An ensemble
     reports vote agreement in ``agreement`` beside them. ``calibration``,
-    ``evidence_check`` and ``escalation`` record what those steps did.
+    ``evidence_check`` and ``escalation`` record what those steps did;
+    ``stability`` what each repeat answered when the judgment was repeated.
 
     A criterion judged on every assistant turn keeps each turn's verdict in
     ``turns``; its own verdict combines them (``all`` / ``any``), and under ``mean``
@@ -239,6 +242,7 @@ class CriterionReport(BaseModel):
     calibration: CalibrationRecord | None = None
     evidence_check: EvidenceCheck | None = None
     escalation: Escalation | None = None
+    stability: Stability | None = None
     level_id: str | None = None
     evidence: list[str] = Field(default_factory=list)
     notes: str = ""

@@ -22,6 +22,7 @@ from ._html import esc
 from ._human import human_section
 from ._items import item_rows
 from ._sections import criteria_section, overview_section
+from ._stability import stability_section
 
 __all__ = ["render_page"]
 
@@ -107,6 +108,7 @@ def render_page(run: RunData, other: RunData | None = None) -> str:
     sections = [
         ("overview", "Overview", overview_section(run)),
         ("criteria", "Per criterion", criteria_section(run)),
+        ("stability", "Least stable", stability_section(run)),
         ("humans", "Against human labels", human_section(run)),
         ("compare", "Comparison", compare_section(comparison) if comparison else ""),
         ("item-list", "Items", _items_html(comparison is not None, labels, ensemble)),

@@ -56,6 +56,21 @@ def _attach_submissions(run: RunData, path: Path) -> None:
     run.views = [views.get(i, v) for i, v in zip(run.ids, old, strict=True)]
 
 
+def _is_pairwise(path: Path) -> bool:
+    """Whether ``path`` is a JSONL file of ``grade --pairwise`` results (by its first line)."""
+    if not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    row = json_loads(line)
+                    return isinstance(row, dict) and row.get("kind") == "pairwise"
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False  # load_run says what is wrong with it
+    return False
+
+
 def _check_plotting() -> None:
     try:
         import matplotlib  # noqa: F401
@@ -84,7 +99,8 @@ def write_report(
 
     Args:
         source: a run directory of ``rubricjudge evaluate``, or a JSONL file of
-            reports written by ``rubricjudge grade -o``.
+            reports written by ``rubricjudge grade -o`` (or ``grade --pairwise -o``:
+            a page about the comparisons).
         output: the HTML file to write (through a temporary file and a rename).
         compare: another run (directory or JSONL) to compare with, item by item.
         submissions: for a JSONL source, the ``grade`` input file, so the report
@@ -97,6 +113,15 @@ def write_report(
         ConfigError: a source that is not a run, an unreadable file, an unwritable
             output, or matplotlib missing (``pip install 'rubricjudge[report]'``).
     """
+    if _is_pairwise(Path(source)):
+        from .._metrics._pairwise import read_pairwise_reports
+        from ._pairwise_page import render_pairwise_page
+
+        if compare is not None or submissions is not None:
+            raise ConfigError("--compare and --submissions apply to graded runs, not to pairs")
+        out = Path(output)
+        _write(out, render_pairwise_page(str(source), read_pairwise_reports(source)))
+        return out
     _check_plotting()
     run = load_run(source)
     if submissions is not None:

@@ -10,9 +10,9 @@ has one scored completion, gives 0.0 to each: nothing in it is better than the
 rest. A completion that could not be scored stays None (never part of a group's
 mean), so the wrapped reward's failure policy must be ``"raise"`` or ``"skip"``.
 
-This is a normalisation of per-completion rubric scores, not a ranking: a
-listwise group judgment (the judge comparing the group's completions with each
-other) is a different reward with its own module.
+This is a normalisation of per-completion rubric scores, not a ranking: a group
+judgment (the judge comparing the group's completions with each other) is
+:class:`GroupRankReward` (``_rank``).
 """
 
 from __future__ import annotations

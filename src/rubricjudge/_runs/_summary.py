@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._judges._fleet import EndpointStats
+from .._model._flips import FlipTally
 from .._model._reports import CriterionReport, EvaluationReport, TokenUsage
 from .._quantiles import summary_percentiles
 from ._store import JudgmentRow
@@ -29,6 +30,8 @@ class RunSummary(BaseModel):
     ``cost`` is None when the price of some call is unknown.
     ``endpoints`` holds, for a judge over a fleet of servers (several base URLs),
     each server's requests, failures and latency in the last session.
+    ``flip_rates`` holds each criterion's mean flip rate when judgments were
+    repeated (``--repeats``), least stable first.
     ``batch_results_rejected`` counts the lines of provider batch results not
     used: for a request not sent in that batch, or a second one for a request
     (whose answer is then recorded as a judge error).
@@ -57,6 +60,7 @@ class RunSummary(BaseModel):
     error_examples: list[str] = Field(default_factory=list)
     wall_s: float | None = None
     endpoints: dict[str, EndpointStats] = Field(default_factory=dict)
+    flip_rates: dict[str, float] = Field(default_factory=dict)
     batch_results_rejected: int = 0
 
     def to_text(self) -> str:
@@ -99,6 +103,9 @@ class RunSummary(BaseModel):
         for key, dist in self.verdicts.items():
             parts = ", ".join(f"{label}={n}" for label, n in sorted(dist.items()))
             lines.append(f"  {key}: {parts}")
+        if self.flip_rates:
+            lines.append("least stable criteria (mean flip rate over repeats):")
+            lines += [f"  {k}: {v:.3f}" for k, v in list(self.flip_rates.items())[:5]]
         if self.errors:
             lines.append("errors: " + ", ".join(f"{k} {n}" for k, n in self.errors.items()))
             lines.extend(f"  {e}" for e in self.error_examples)
@@ -149,6 +156,7 @@ class SummaryBuilder:
         self.failed = 0
         self.with_errors = 0
         self.resumed = 0
+        self.flips = FlipTally()
 
     def _example(self, text: str) -> None:
         if len(self.examples) < _MAX_EXAMPLES:
@@ -161,6 +169,7 @@ class SummaryBuilder:
             self.scores.append(report.score)
         if report.error_count or report.error:
             self.with_errors += 1
+        self.flips.add(report)
         for pos, leaf in enumerate(_leaves(report.report or [])):
             ck = leaf.key or f"#{pos}"
             self.verdicts.setdefault(ck, Counter())[_label(leaf)] += 1
@@ -220,6 +229,7 @@ class SummaryBuilder:
             error_examples=self.examples,
             wall_s=wall_s,
             endpoints=endpoints or {},
+            flip_rates={k: rate for k, rate, _ in self.flips.least_stable(len(self.flips.counts))},
             batch_results_rejected=batch_rejected,
         )
 
