@@ -1,21 +1,27 @@
-"""Fit the bundled local judge's default calibration on the dev splits of our labelled data.
+"""Fit the bundled local judge's default calibration on real human labels.
 
-Run: ``python benchmarks/fit_local_defaults.py [--only-multi-choice] [-o FILE]`` (about
-1 s per judgment). Grades the binary cases of the ``dev`` split of every labelled
-dataset with the local judge (``verdict-only``, evidence checks off, no calibration),
-fits the pooled groups only (every positive criterion; every penalty: a user's own
-criteria never match ours), and writes ``src/rubricjudge/data/local_calibration.json``.
-``--only-multi-choice`` is the experiment behind docs/trust.md's multi-choice paragraph: it
-grades the multi-choice dev cases (the LLM-Rubric dialogues included), fits groups by
-option place and writes them beside the shipped binary groups to ``-o FILE``; they are
-not shipped because they learned one dataset's mix of labels. ``judge_agreement.py``
-reports every figure on the ``test`` splits, which this never sees.
+Run: ``python benchmarks/fit_local_defaults.py [--ricechem DIR] [--cached-only] [-o FILE]``.
+
+It reads the local judge's answers on RiceChem's train split (``_realdata.py``: real
+student answers, teaching-assistant labels; the split ``judge_agreement.py`` reports on
+never includes its test answers), fits one pooled group over every positive binary
+criterion (``softmax(a·log p + b)``, Platt scaling; ``calibrate --method platt``) and
+writes ``src/rubricjudge/data/local_calibration.json``.
+
+What it does not ship, by measurement (``judge_agreement.py``, protocols c and d):
+
+* per-criterion groups and the hidden-state probe: both help on the questions they were
+  fitted on and not on a question they never saw (the probe's cold start is worse than
+  the judge alone), and a user's criteria are never RiceChem's;
+* a penalty group: no real labelled penalties exist to fit it on (the authored sets that
+  fed the old one are smoke tests now), so penalties keep the judge's own probabilities;
+* multi-choice groups: fitted on LLM-Rubric's dev split they learn that dataset's mix
+  of labels, not the judge's lean.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -24,49 +30,42 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 
-from _agreement_data import collect_samples, load_cases  # noqa: E402
+from _realdata import FeatureCache, autorubric_split, judge_dataset, ricechem_dir  # noqa: E402
 
-from rubricjudge._calibration import Calibration, Sample, fit_groups  # noqa: E402
-from rubricjudge._graders import CriterionGrader  # noqa: E402
+from rubricjudge import RubricDataset  # noqa: E402
+from rubricjudge._calibration import Calibration  # noqa: E402
+from rubricjudge._calibration._train import Sample, fit_groups  # noqa: E402
 
-DATASETS = ("pilot_physics", "authored_mixed", "authored_science", "llm_rubric")
 OUT = HERE.parent / "src" / "rubricjudge" / "data" / "local_calibration.json"
-BINARY_GROUPS = ("pooled:positive", "pooled:negative")
+SHIPPED_GROUPS = ("pooled:positive",)
 
 
-async def main(only_multi_choice: bool, out: Path) -> None:
-    grader = CriterionGrader(
-        "local", verdict_method="verdict-only", evidence="off", calibration=None
-    )
+def main(folder: Path, cached_only: bool, out: Path) -> None:
     samples: list[Sample] = []
     ids: list[str] = []
-    for name in DATASETS:
-        cases = [
-            c for c in load_cases(name) if c.split == "dev" and c.multi_choice == only_multi_choice
-        ]
-        samples += await collect_samples(grader, cases)
-        ids += sorted({f"{name}:{c.item_key}" for c in cases})
-        print(f"{name}: {len(cases)} dev cases", file=sys.stderr, flush=True)
-    fitted = fit_groups(samples)
-    if only_multi_choice:
-        # the by-place groups beside the shipped binary groups, for judge_agreement.py to try
-        shipped = Calibration.load(OUT)
-        groups = [g for g in fitted if g.id.startswith("pooled:positions:")]
-        cal = shipped.model_copy(
-            update={
-                "groups": shipped.groups + groups,
-                "train_ids": sorted(set(shipped.train_ids) | set(ids)),
-            }
-        )
-    else:
-        groups = [g for g in fitted if g.id in BINARY_GROUPS]
-        cal = Calibration(
-            judge="local",
-            verdict_method="verdict-only",
-            dataset="rubricjudge benchmarks/data, dev splits: " + ", ".join(DATASETS[:3]),
-            train_ids=ids,
-            groups=groups,
-        ).with_shares([(s.criterion, s.probabilities) for s in samples])
+    counts = []
+    for q in (1, 2, 3, 4):
+        data = RubricDataset.from_file(folder / f"q{q}.json")
+        train = autorubric_split(len(data.items))["train"]
+        if cached_only:
+            cache = FeatureCache(f"ricechem_q{q}")
+            train = [i for i in train if cache.has(i, len(data.rubric.rubric))]
+        judged = judge_dataset(f"ricechem_q{q}", data, train, label=f"q{q} train")
+        samples += [Sample(c.criterion, c.probabilities, c.truth, None) for c in judged]
+        ids += [f"ricechem:q{q}:{data.items[i].id or i}" for i in train]
+        counts.append(f"q{q} {len(train)}")
+    groups = [g for g in fit_groups(samples, "platt") if g.id in SHIPPED_GROUPS]
+    cal = Calibration(
+        judge="local",
+        verdict_method="verdict-only",
+        dataset=(
+            "RiceChem (Sonkar et al. 2024) train split, real student answers labelled by "
+            f"teaching assistants; answers judged: {', '.join(counts)}; pooled positive "
+            "criteria only"
+        ),
+        train_ids=ids,
+        groups=groups,
+    ).with_shares([(s.criterion, s.probabilities, s.features) for s in samples])
     cal.save(out)
     for g in groups:
         print(
@@ -78,14 +77,12 @@ async def main(only_multi_choice: bool, out: Path) -> None:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ricechem", help="folder with RiceChem's q1.json .. q4.json")
     ap.add_argument(
-        "--only-multi-choice",
-        action="store_true",
-        help="fit groups by option place on the multi-choice cases and write them beside the "
-        "shipped binary groups (an experiment: docs/trust.md says why they are not shipped)",
+        "--cached-only", action="store_true", help="fit on the train answers already judged"
     )
     ap.add_argument(
         "-o", "--output", type=Path, default=OUT, help=f"where to write (default {OUT})"
     )
     args = ap.parse_args()
-    asyncio.run(main(args.only_multi_choice, args.output))
+    main(ricechem_dir(args.ricechem), args.cached_only, args.output)

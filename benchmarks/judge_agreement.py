@@ -250,10 +250,9 @@ def protocol_d(rc: dict[int, dict[str, list[Judged]]]) -> None:
     for held in rc:
         train = [c for q in rc if q != held for c in rc[q]["train"]]
         test = rc[held]["test"]
-        for name, predict in (
+        for name, predict in (  # the shipped calibration saw every train split: not here
             ("judge", judge_alone),
-            ("shipped", shipped()),
-            ("platt", fitted(train, "platt")),
+            ("platt (the shipped recipe)", fitted(train, "platt")),
             ("probe", fitted(train, "probe")),
         ):
             print(score(test, predict).row(f"q{held} held out: {name}"))

@@ -26,8 +26,19 @@ BINARY = Criterion(name="b", weight=1, requirement="Is polite")
 
 
 def shipped() -> dict[str, Any]:
+    """The shipped file with a penalty group beside its one group, for the cases to break."""
     data: dict[str, Any] = json.loads(SHIPPED.read_text("utf-8"))
+    assert [g["id"] for g in data["groups"]] == ["pooled:positive"]
+    data["groups"].append({**json.loads(json.dumps(data["groups"][0])), "id": "pooled:negative"})
+    Calibration.load(write_to(data))  # valid as it stands
     return data
+
+
+def write_to(data: dict[str, Any]) -> Path:
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp())
+    return write(folder, data)
 
 
 def write(tmp_path: Path, data: dict[str, Any]) -> Path:
