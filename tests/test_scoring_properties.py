@@ -173,9 +173,12 @@ def test_every_path_agrees(case: tuple[Rubric, list[Any]], p: ScoringPolicy) -> 
     assert by_list == by_name == core.score == final.score == dataset
     assert final.raw_score == core.raw_score
     raw = ScoringPolicy(p.cannot_assess, p.partial_credit, normalize=False)
+    unnormalised = score_reports(reports, raw)
+    # nothing counted: the score is None (R6, as autorubric), the raw sum stays 0.0
+    assert unnormalised.raw_score == (0.0 if unnormalised.score is None else unnormalised.score)
     assert (
         score(rubric, verdicts, raw)
-        == score_reports(reports, raw).raw_score
+        == unnormalised.score
         == finalize(rubric, reports, raw).score
         == RubricDataset(prompt="p", rubric=rubric).compute_weighted_score(
             verdicts,
