@@ -37,6 +37,9 @@ def test_ctrl_c_early_or_late_is_one_clean_line(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # as from a terminal: a shell starting pytest in the background (`pytest &`) leaves
+        # SIGINT ignored, and a child would inherit that and never see the Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
