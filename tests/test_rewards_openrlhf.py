@@ -212,7 +212,14 @@ def test_cli_serve_rubric_logs_each_batch_and_hides_the_token(
     cmd = [sys.executable, "-m", "rubricjudge._cli.main", "serve", "--port", str(port)]
     cmd += ["--rubric", str(rubric), "--token-file", str(token_file), "--judge", "openai/test"]
     cmd += ["--base-url", chat_server.base_url, "--no-cache", "--judge-concurrency", "4"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # Ctrl-C as from a terminal, even when pytest was started in the background
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(300):
