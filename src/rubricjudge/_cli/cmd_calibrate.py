@@ -147,8 +147,11 @@ def run(args: argparse.Namespace) -> int:
         cal = (
             f"{g.train_accuracy_calibrated:.3f}" if g.train_accuracy_calibrated is not None else "-"
         )
+        how = "probe on the hidden state" if g.probe is not None else "scale and bias"
+        if g.base == "pooled":
+            how = "adjustment of the pooled fit"
         print(
-            f"  {g.id}: {g.n} labels {g.counts}; training accuracy {raw} -> {cal} "
+            f"  {g.id} ({how}): {g.n} labels {g.counts}; training accuracy {raw} -> {cal} "
             "(in-sample; `rubricjudge metrics` reports held-out items)",
             file=sys.stderr,
         )
