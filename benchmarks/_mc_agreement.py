@@ -57,12 +57,11 @@ def _prior(dev: Sequence[Judged]) -> Pick:
     return lambda case: common[case.crit]
 
 
-def _calibrated(dev: Sequence[Judged]) -> Pick:
+def _calibrated(dev: Sequence[Judged], method: str = "platt") -> Pick:
     samples = [Sample(c.criterion, c.probabilities, c.truth, c.features) for c in dev]
     try:
-        cal = Calibration(
-            judge="local", verdict_method="verdict-only", groups=fit_groups(samples, "platt")
-        )
+        groups = fit_groups(samples, "probe" if method == "probe" else "platt")
+        cal = Calibration(judge="local", verdict_method="verdict-only", groups=groups)
     except UsageError as e:
         print(f"  (calibration not fitted: {e})", file=sys.stderr)
         return _argmax
@@ -97,7 +96,8 @@ def protocol_e(cached_only: bool = False) -> None:
     for name, pick in (
         ("dev's most common answer per question", _prior(dev)),
         ("judge (verdict-only, most likely option)", _argmax),
-        ("calibrate (fitted on dev)", _calibrated(dev)),
+        ("calibrate --method platt (fitted on dev)", _calibrated(dev)),
+        ("calibrate --method probe (fitted on dev)", _calibrated(dev, "probe")),
     ):
         exact, rho, n = _scores(test, pick)
         print(f"{name:44} {n:5d} {exact:6.1%} {rho:6.3f}")

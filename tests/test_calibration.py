@@ -248,3 +248,61 @@ def test_a_probe_file_with_bad_weights_names_the_field(tmp_path: Path) -> None:
     bad.write_text(json.dumps(data))
     with pytest.raises(ConfigError, match=r"groups\[0\]\.probe.*16 numbers where dim says 17"):
         Calibration.load(bad)
+
+
+SCALE = Criterion(
+    name="s",
+    weight=1,
+    requirement="How good is the answer?",
+    options=[
+        CriterionOption(label=x, value=v) for x, v in (("poor", 0), ("fair", 0.5), ("good", 1))
+    ],
+)
+
+
+def option_samples(n: int, seed: int) -> list[Sample]:
+    """A three-option criterion whose hidden state knows the answer (the judge leans to 'good')."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        k = i % 3
+        vec = rng.normal(size=16)
+        vec[k] += 3.0
+        p = rng.dirichlet([1, 1, 3])
+        probs = dict(zip(("poor", "fair", "good"), (float(x) for x in p), strict=True))
+        out.append(Sample(SCALE, probs, ("poor", "fair", "good")[k], vec.astype("<f2").tobytes()))
+    return out
+
+
+def test_a_multi_choice_probe_picks_the_option_the_hidden_state_knows(tmp_path: Path) -> None:
+    train, test = option_samples(150, 1), option_samples(300, 2)
+    platt = Calibration(judge="j", verdict_method="v", groups=fit_groups(train))
+    probe = Calibration(judge="j", verdict_method="v", groups=fit_groups(train, "probe"))
+    pooled = [g for g in probe.groups if g.probe is not None]
+    assert pooled and all(g.probe is not None and g.probe.outputs == 3 for g in pooled)
+
+    def accuracy(cal: Calibration) -> float:
+        got = [cal.calibrate(s.criterion, s.probabilities, s.features) for s in test]
+        return sum(g is not None and g[0] == s.truth for g, s in zip(got, test, strict=True)) / len(
+            test
+        )
+
+    assert accuracy(platt) < 0.5 < 0.9 < accuracy(probe)
+    decided = probe.calibrate(SCALE, test[0].probabilities, test[0].features)
+    assert decided is not None and abs(sum(decided[1].values()) - 1.0) < 1e-9
+    path = tmp_path / "options.json"
+    probe.save(path)
+    assert Calibration.load(path) == probe
+
+
+def test_a_multi_choice_probe_of_the_wrong_shape_names_the_field(tmp_path: Path) -> None:
+    cal = Calibration(
+        judge="j", verdict_method="v", groups=fit_groups(option_samples(60, 3), "probe")
+    )
+    data = json.loads(cal.model_dump_json())
+    at = next(i for i, g in enumerate(data["groups"]) if g["probe"] is not None)
+    data["groups"][at]["probe"]["biases"] = [0.0, 0.0]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match=rf"groups\[{at}\]\.probe.*biases: a probe of 3 outputs"):
+        Calibration.load(bad)

@@ -19,7 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
@@ -92,8 +100,9 @@ class CalibrationGroup(BaseModel):
     probabilities; ``pooled``, the probabilities the pooled group of the criterion's
     kind gives (a criterion's own adjustment on top of the pooled fit, pulled towards
     no change, so a handful of labels already moves its threshold). ``probe``, on a
-    pooled binary group, reads the judge's hidden state when the answer has one (the
-    local judge); the scale and biases are then the fallback for answers without it.
+    pooled group (binary, or multi-choice with one output per label), reads the
+    judge's hidden state when the answer has one (the local judge); the scale and
+    biases are then the fallback for answers without it.
 
     Every value is checked when a group is built or read (finite numbers, one bias
     per label, labels that fit the group's id); a new field needs a default so
@@ -147,6 +156,22 @@ class CalibrationGroup(BaseModel):
         if any(v < 0 for v in counts.values()):
             raise ValueError("a count is negative")
         return counts
+
+    @model_validator(mode="after")
+    def _probe_fits(self) -> CalibrationGroup:
+        if self.probe is None:
+            return self
+        if self.probe.outputs == 1:
+            if self.labels != list(BINARY):
+                raise ValueError(
+                    "probe: a binary probe belongs to a group labelled MET, UNMET; this "
+                    f"group's labels are {self.labels!r}"
+                )
+        elif self.probe.outputs != len(self.labels):
+            raise ValueError(
+                f"probe: {self.probe.outputs} outputs for a group of {len(self.labels)} labels"
+            )
+        return self
 
     def fit(self) -> Fit:
         """This group as a :class:`Fit`."""
@@ -289,9 +314,12 @@ class Calibration(BaseModel):
             raw = [max(view.get(label, 0.0), 0.0) for label in group.labels]
             if not sum(raw) > 0:
                 return None
-            if group.probe is not None and features is not None and group.labels == list(BINARY):
-                p = _sigmoid(group.probe.logit(features, raw[0], raw[1]))
-                calibrated = [p, 1.0 - p]
+            if group.probe is not None and features is not None:
+                if group.probe.outputs == 1:
+                    p = _sigmoid(group.probe.logit(features, raw[0], raw[1]))
+                    calibrated = [p, 1.0 - p]
+                else:
+                    calibrated = group.probe.probabilities(features, raw)
             else:
                 calibrated = apply_fit(group.fit(), raw)
             labels = group.labels

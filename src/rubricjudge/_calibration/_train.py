@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .._errors import UsageError
+from .._errors import ConfigError, UsageError
 from .._model._rubric import Criterion
+from ._checks import ANSWERS
 from ._fit import apply_fit, fit_scale_bias
 from ._model import (
     BINARY,
@@ -33,7 +34,7 @@ from ._model import (
     group_ids,
     position_of,
 )
-from ._probe import fit_probe
+from ._probe import fit_option_probe, fit_probe
 
 __all__ = [
     "CRITERION_L2",
@@ -208,7 +209,7 @@ def fit_groups(
     pooled: list[CalibrationGroup] = []
     for gid in sorted(g for g in by_group if g.startswith("pooled")):
         fitted = _fit_group(gid, by_group[gid], MIN_POOLED)
-        if fitted is not None and method == "probe" and fitted.labels == list(BINARY):
+        if fitted is not None and method == "probe" and _probed(fitted):
             fitted = _with_probe(fitted, by_group[gid], probe_c)
         if fitted is not None:
             pooled.append(fitted)
@@ -242,24 +243,52 @@ def _through(calibration: Calibration, s: Sample) -> Sample | None:
     return replace(s, probabilities=decided[1]) if decided is not None else None
 
 
+def _probed(group: CalibrationGroup) -> bool:
+    """Whether ``method="probe"`` fits a probe on this pooled group.
+
+    Binary MET/UNMET groups and multi-choice groups get one; a group that learns
+    CANNOT_ASSESS keeps its scale and biases.
+    """
+    return group.labels == list(BINARY) or not set(group.labels) & ANSWERS
+
+
 def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) -> CalibrationGroup:
-    usable = [s for s in samples if s.truth in BINARY]
-    missing = sum(s.features is None for s in usable)
+    view = _placed(samples) if group.id.startswith(POSITIONS) else list(samples)
+    usable = [(s, v) for s, v in zip(samples, view, strict=True) if v.truth in group.labels]
+    missing = sum(s.features is None for s, _ in usable)
     if missing:
         raise UsageError(
             f"--method probe reads the judge's hidden state, and {missing} of {len(usable)} "
             "labelled answers have none: use the local judge (or --method platt)"
         )
-    probe = fit_probe(
-        [s.features for s in usable if s.features is not None],
-        [(s.probabilities.get("MET", 0.0), s.probabilities.get("UNMET", 0.0)) for s in usable],
-        [s.truth == "MET" for s in usable],
-        regularisation=c,
-    )
+    features = [s.features for s, _ in usable if s.features is not None]
+    if group.labels == list(BINARY):
+        probe = fit_probe(
+            features,
+            [
+                (v.probabilities.get("MET", 0.0), v.probabilities.get("UNMET", 0.0))
+                for _, v in usable
+            ],
+            [v.truth == "MET" for _, v in usable],
+            regularisation=c,
+        )
+    else:
+        try:
+            probe = fit_option_probe(
+                features,
+                [[v.probabilities.get(x, 0.0) for x in group.labels] for _, v in usable],
+                [group.labels.index(v.truth) for _, v in usable],
+                len(group.labels),
+                regularisation=c,
+            )
+        except ConfigError as e:  # all one label: the scale and biases stay
+            if "two different labels" in str(e):
+                return group
+            raise
     with_probe = group.model_copy(update={"probe": probe})
     cal = Calibration(judge="", verdict_method="", groups=[with_probe])
     right = 0
-    for s in usable:
+    for s, _ in usable:
         decided = cal.calibrate(s.criterion, s.probabilities, s.features)
         right += decided is not None and decided[0] == s.truth
     return with_probe.model_copy(update={"train_accuracy_calibrated": right / len(usable)})
