@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .._errors import ConfigError, UsageError
+from .._errors import UsageError
 from .._model._rubric import Criterion
 from ._checks import ANSWERS
 from ._fit import apply_fit, fit_scale_bias
@@ -272,19 +272,16 @@ def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) ->
             [v.truth == "MET" for _, v in usable],
             regularisation=c,
         )
+    elif len({v.truth for _, v in usable}) < 2:  # one label only: the scale and biases stay
+        return group
     else:
-        try:
-            probe = fit_option_probe(
-                features,
-                [[v.probabilities.get(x, 0.0) for x in group.labels] for _, v in usable],
-                [group.labels.index(v.truth) for _, v in usable],
-                len(group.labels),
-                regularisation=c,
-            )
-        except ConfigError as e:  # all one label: the scale and biases stay
-            if "two different labels" in str(e):
-                return group
-            raise
+        probe = fit_option_probe(
+            features,
+            [[v.probabilities.get(x, 0.0) for x in group.labels] for _, v in usable],
+            [group.labels.index(v.truth) for _, v in usable],
+            len(group.labels),
+            regularisation=c,
+        )
     with_probe = group.model_copy(update={"probe": probe})
     cal = Calibration(judge="", verdict_method="", groups=[with_probe])
     right = 0
