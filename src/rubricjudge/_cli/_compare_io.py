@@ -9,14 +9,13 @@ the first judge call; a bad one is an error naming the file, the line and the ke
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from .._errors import ConfigError, RubricJudgeError
-from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
+from ._grade_io import json_objects, text_field
 
 __all__ = ["GroupItem", "PairItem", "iter_groups", "iter_pairs", "read_source"]
 
@@ -47,39 +46,6 @@ class GroupItem:
     reference: str | None
 
 
-def _objects(stream: IO[str], name: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
-    lines = numbered_lines(stream)
-    while True:
-        try:
-            n, raw = next(lines)
-        except StopIteration:
-            return
-        except DataLimitError as e:
-            raise ConfigError(f"{name}: {e}") from None
-        if not raw.strip():
-            continue
-        where = f"{name} line {n}"
-        try:
-            obj = json_loads(raw)
-        except json.JSONDecodeError as e:
-            raise ConfigError(
-                f"{where}: not valid JSON: {describe_json_error(e, line=False)}; "
-                "write one JSON object per line"
-            ) from None
-        except DataLimitError as e:
-            raise ConfigError(f"{where}: {e}") from None
-        if not isinstance(obj, dict):
-            raise ConfigError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-        yield n, where, obj
-
-
-def _text(obj: dict[str, Any], key: str, where: str) -> str | None:
-    value = obj.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"{where}: {key!r} is {type(value).__name__}; give text")
-    return value
-
-
 def _submission(obj: dict[str, Any], key: str, where: str) -> Any:
     from .._graders._inputs import to_submission
 
@@ -95,7 +61,7 @@ def iter_pairs(stream: IO[str], name: str) -> Iterator[PairItem]:
     Raises:
         ConfigError: naming the file, line and key of the first bad line.
     """
-    for n, where, obj in _objects(stream, name):
+    for n, where, obj in json_objects(stream, name):
         missing = [k for k in ("submission_a", "submission_b") if k not in obj]
         if missing:
             hint = (
@@ -122,8 +88,8 @@ def iter_pairs(stream: IO[str], name: str) -> Iterator[PairItem]:
             id=str(ident) if ident is not None else str(n),
             a=_submission(obj, "submission_a", where),
             b=_submission(obj, "submission_b", where),
-            query=_text(obj, "query", where),
-            reference=_text(obj, "reference", where),
+            query=text_field(obj, "query", where),
+            reference=text_field(obj, "reference", where),
             label=label,
         )
 
@@ -136,7 +102,7 @@ def iter_groups(stream: IO[str], name: str) -> Iterator[GroupItem]:
     """
     from .._graders._inputs import to_submission
 
-    for n, where, obj in _objects(stream, name):
+    for n, where, obj in json_objects(stream, name):
         subs = obj.get("submissions")
         if not isinstance(subs, list) or not subs:
             got = "missing" if subs is None else f"{type(subs).__name__}"
@@ -157,8 +123,8 @@ def iter_groups(stream: IO[str], name: str) -> Iterator[GroupItem]:
             line=n,
             id=str(ident) if ident is not None else str(n),
             submissions=checked,
-            query=_text(obj, "query", where),
-            reference=_text(obj, "reference", where),
+            query=text_field(obj, "query", where),
+            reference=text_field(obj, "reference", where),
         )
 
 

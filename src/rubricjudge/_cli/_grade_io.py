@@ -16,7 +16,7 @@ from .._model._reports import EvaluationReport
 if TYPE_CHECKING:
     from .._judges._fleet import EndpointStats
 
-__all__ = ["Item", "Tally", "iter_items", "read_items"]
+__all__ = ["Item", "Tally", "iter_items", "json_objects", "read_items", "text_field"]
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,39 @@ class Item:
     reference: str | None
 
 
-def _text(obj: dict[str, Any], key: str, where: str) -> str | None:
+def json_objects(stream: IO[str], name: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """Yield ``(line number, "NAME line N", object)`` for each non-blank JSONL line.
+
+    Raises:
+        ConfigError: naming the file and line of a line that is not a JSON object.
+    """
+    lines = numbered_lines(stream)
+    while True:
+        try:
+            n, raw = next(lines)
+        except StopIteration:
+            return
+        except DataLimitError as e:  # bytes that are not UTF-8
+            raise ConfigError(f"{name}: {e}") from None
+        if not raw.strip():
+            continue
+        where = f"{name} line {n}"
+        try:
+            obj = json_loads(raw)
+        except json.JSONDecodeError as e:
+            raise ConfigError(
+                f"{where}: not valid JSON: {describe_json_error(e, line=False)}; "
+                "write one JSON object per line"
+            ) from None
+        except DataLimitError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        if not isinstance(obj, dict):
+            raise ConfigError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        yield n, where, obj
+
+
+def text_field(obj: dict[str, Any], key: str, where: str) -> str | None:
+    """``obj[key]`` when it is text or absent; a ConfigError naming ``where`` otherwise."""
     value = obj.get(key)
     if value is not None and not isinstance(value, str):
         raise ConfigError(f"{where}: {key!r} is {type(value).__name__}; give text")
@@ -78,38 +110,17 @@ def iter_items(stream: IO[str], name: str) -> Iterator[Item]:
     Raises:
         ConfigError: naming the file and line number of the first bad line.
     """
-    lines = numbered_lines(stream)
-    while True:
-        try:
-            n, raw = next(lines)
-        except StopIteration:
-            return
-        except DataLimitError as e:  # bytes that are not UTF-8
-            raise ConfigError(f"{name}: {e}") from None
-        if not raw.strip():
-            continue
-        where = f"{name} line {n}"
-        try:
-            obj = json_loads(raw)
-        except json.JSONDecodeError as e:
-            raise ConfigError(
-                f"{where}: not valid JSON: {describe_json_error(e, line=False)}; "
-                "write one JSON object per line"
-            ) from None
-        except DataLimitError as e:
-            raise ConfigError(f"{where}: {e}") from None
-        if not isinstance(obj, dict):
-            raise ConfigError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    for n, where, obj in json_objects(stream, name):
         sub = _submission(obj, where)
         ident = obj.get("id")
-        reference = _text(obj, "reference", where)
+        reference = text_field(obj, "reference", where)
         if reference is None:
-            reference = _text(obj, "reference_submission", where)
+            reference = text_field(obj, "reference_submission", where)
         yield Item(
             line=n,
             id=str(ident) if ident is not None else str(n),
             submission=sub,
-            query=_text(obj, "query", where),
+            query=text_field(obj, "query", where),
             reference=reference,
         )
 
