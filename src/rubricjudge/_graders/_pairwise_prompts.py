@@ -22,7 +22,7 @@ from typing import Any
 from .._judges._base import Decision
 from .._model._rubric import Criterion, Rubric
 from ._inputs import Submission
-from ._prompts import REASON_MAX_CHARS, VerdictMethod, block_code, rubric_points
+from ._prompts import VerdictMethod, block_code, reply_schema, rubric_points
 
 __all__ = [
     "FIRST",
@@ -169,18 +169,4 @@ def pairwise_schema(
     method: VerdictMethod = "reason-first", shown: tuple[str, ...] = PAIRWISE_ANSWERS
 ) -> dict[str, Any]:
     """JSON Schema of a comparison's reply, its keys in ``method``'s order (built once)."""
-    fields: dict[str, Any] = {
-        "reason": {"type": "string", "maxLength": REASON_MAX_CHARS},
-        "answer": {"type": "string", "enum": list(shown)},
-    }
-    order = {
-        "reason-first": ["reason", "answer"],
-        "verdict-first": ["answer", "reason"],
-        "verdict-only": ["answer"],
-    }[method]
-    return {
-        "type": "object",
-        "properties": {k: fields[k] for k in order},
-        "required": order,
-        "additionalProperties": False,
-    }
+    return reply_schema("answer", {"type": "string", "enum": list(shown)}, method)

@@ -32,16 +32,17 @@ from ._inputs import Submission
 __all__ = [
     "ABSENT",
     "CONVERSATION_HEADING",
-    "PRESENT",
     "NO",
+    "PRESENT",
     "REASON_MAX_CHARS",
-    "UNSURE",
-    "VERDICT_METHODS",
-    "YES",
     "SYSTEM_CRITERION",
     "SYSTEM_HOLISTIC",
     "SYSTEM_ONESHOT",
+    "UNSURE",
+    "VERDICT_METHODS",
+    "YES",
     "Prefix",
+    "VerdictMethod",
     "approx_tokens",
     "binary_answers",
     "block_code",
@@ -54,9 +55,9 @@ __all__ = [
     "holistic_schema",
     "oneshot_prompt",
     "oneshot_schema",
+    "reply_schema",
     "rubric_points",
     "shown_options",
-    "VerdictMethod",
 ]
 
 _DATA_RULE = (
@@ -390,6 +391,22 @@ def criterion_decision(criterion: Criterion, offer_cannot_assess: bool = False) 
 _REASON_SCHEMA = {"type": "string", "maxLength": REASON_MAX_CHARS}
 
 
+def reply_schema(key: str, answer: dict[str, Any], method: VerdictMethod) -> dict[str, Any]:
+    """A reply object: the answer under ``key`` and a bounded reason, in ``method``'s order."""
+    order = {
+        "reason-first": ["reason", key],
+        "verdict-first": [key, "reason"],
+        "verdict-only": [key],
+    }[method]
+    fields = {"reason": _REASON_SCHEMA, key: answer}
+    return {
+        "type": "object",
+        "properties": {k: fields[k] for k in order},
+        "required": order,
+        "additionalProperties": False,
+    }
+
+
 def criterion_schema(
     criterion: Criterion,
     method: VerdictMethod = "reason-first",
@@ -426,18 +443,7 @@ def _scale_schema_of(
     answer = (
         {"anyOf": [number, {"type": "string", "enum": [UNSURE]}]} if offer_cannot_assess else number
     )
-    fields = {"reason": _REASON_SCHEMA, "score": answer}
-    order = {
-        "reason-first": ["reason", "score"],
-        "verdict-first": ["score", "reason"],
-        "verdict-only": ["score"],
-    }[method]
-    return {
-        "type": "object",
-        "properties": {k: fields[k] for k in order},
-        "required": order,
-        "additionalProperties": False,
-    }
+    return reply_schema("score", answer, method)
 
 
 @functools.lru_cache(maxsize=64)
@@ -455,18 +461,7 @@ def _schema_of(
         values = list(shown or binary_answers(kind == "unsure"))
         answer = {"type": "string", "enum": values}
         key = "answer"
-    fields = {"reason": _REASON_SCHEMA, key: answer}
-    order = {
-        "reason-first": ["reason", key],
-        "verdict-first": [key, "reason"],
-        "verdict-only": [key],
-    }[method]
-    return {
-        "type": "object",
-        "properties": {k: fields[k] for k in order},
-        "required": order,
-        "additionalProperties": False,
-    }
+    return reply_schema(key, answer, method)
 
 
 # -- all criteria in one call ------------------------------------------------------
