@@ -13,7 +13,7 @@ import dataclasses
 import hashlib
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Self, TypeVar
@@ -37,21 +37,9 @@ from ._inputs import (
 )
 from ._judging import Member
 
-__all__ = ["GradeContext", "GradePlan", "Grader", "gather_all"]
+__all__ = ["GradeContext", "GradePlan", "Grader"]
 
 T = TypeVar("T")
-
-
-async def gather_all(aws: Sequence[Awaitable[T]]) -> list[T]:
-    """Await all, in order; on the first exception cancel the rest and re-raise it."""
-    tasks = [asyncio.ensure_future(a) for a in aws]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 class GradePlan(NamedTuple):

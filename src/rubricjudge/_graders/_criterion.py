@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Self, cast
 
+from .._aio import gather_all
 from .._errors import ConfigError, JudgeError
 from .._judges._base import Judge, JudgeRequest
 from .._model._reports import CriterionReport, EvaluationReport
@@ -15,7 +16,7 @@ from .._model._rubric import Criterion, Rubric, ScoringType
 from .._model._scoring import assemble_reports, finalize
 from ._aggregate import CURRENT_RUBRIC as _RUBRIC
 from ._aggregate import call_aggregate as _call_aggregate
-from ._base import GradeContext, GradePlan, Grader, gather_all
+from ._base import GradeContext, GradePlan, Grader
 from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine
 from ._ensemble import check_aggregation

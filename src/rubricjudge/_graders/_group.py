@@ -20,13 +20,13 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, Self
 
-from .._aio import run_sync
+from .._aio import gather_all, run_sync
 from .._errors import ConfigError, JudgeError
 from .._judges._base import Judge, JudgeRequest
 from .._model._group import GroupReport, ListwiseAnswer, TieBreak, rank_by
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._rubric import Criterion, Rubric
-from ._base import Grader, _as_rubric, gather_all
+from ._base import Grader, _as_rubric
 from ._criterion import CriterionGrader
 from ._group_prompts import SYSTEM_LISTWISE, listwise_prompt, listwise_schema
 from ._inputs import Submission, to_submission

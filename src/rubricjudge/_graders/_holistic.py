@@ -14,11 +14,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .._aio import gather_all
 from .._errors import JudgeError
 from .._judges._base import JudgeRequest
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._scoring import on_scale
-from ._base import GradeContext, GradePlan, Grader, gather_all
+from ._base import GradeContext, GradePlan, Grader
 from ._judging import Member, Outcome, call
 from ._prompts import (
     CONVERSATION_HEADING,

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._aio import gather_all
 from .._errors import ConfigError, JudgeError
 from .._judges._base import JudgeRequest
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, ScoringType
-from ._base import GradeContext, GradePlan, gather_all
+from ._base import GradeContext, GradePlan
 from ._criterion import CriterionGrader, Leaf
 from ._judging import Member, Outcome, call, read_into
 from ._prompts import (

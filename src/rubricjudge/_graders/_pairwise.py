@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from .._aio import run_sync
+from .._aio import gather_all, run_sync
 from .._errors import ConfigError, JudgeError
 from .._judges._base import JudgeRequest
 from .._model._pairwise import CriterionPreference, PairwiseReport, Preference, Side
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._rubric import Criterion, Rubric, ScoringType
 from .._model._stability import Variation
-from ._base import GradeContext, GradePlan, Grader, _as_rubric, gather_all
+from ._base import GradeContext, GradePlan, Grader, _as_rubric
 from ._inputs import Submission, to_submission
 from ._judging import Member, Outcome, call
 from ._pairwise_combine import (

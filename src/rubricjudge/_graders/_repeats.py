@@ -32,13 +32,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._aio import gather_all
 from .._errors import ConfigError
 from .._judges._base import JudgeRequest
 from .._judges._spec import split_spec
 from .._model._reports import TokenUsage
 from .._model._rubric import Criterion, CriterionVerdict
 from .._model._stability import Stability, Variation, flip_rate
-from ._base import GradeContext, gather_all
+from ._base import GradeContext
 from ._ensemble import decide_binary, decide_options, decide_scale
 from ._judging import Member, Outcome, shuffle_order
 from ._prompts import Prefix, binary_answers

@@ -108,7 +108,7 @@ async def _judge_turn(
     criterion: Criterion,
     note: str,
 ) -> Leaf:
-    from ._base import gather_all
+    from .._aio import gather_all
 
     outcomes = await gather_all(
         [grader.ask_one(ctx, prefix, index, criterion, m, note) for m in grader.members()]
@@ -120,7 +120,7 @@ async def scoped_leaf(
     grader: CriterionGrader, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion
 ) -> Leaf:
     """Grade a scoped criterion of a conversation (see the module docstring)."""
-    from ._base import gather_all
+    from .._aio import gather_all
 
     conv = ctx.submission.conversation
     assert conv is not None

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._aio import gather_all
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._rubric import Rubric
@@ -202,14 +203,7 @@ async def grade_rewards(
                     async with gate:
                         await grade_one(i)
 
-        tasks = [asyncio.create_task(worker()) for _ in range(max(1, min(concurrency, n)))]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+        await gather_all([worker() for _ in range(max(1, min(concurrency, n)))])
         summary = session.summary()
     return RewardBatch(
         scores=scores,

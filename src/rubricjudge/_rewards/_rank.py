@@ -124,7 +124,7 @@ class GroupRankReward:
                     item_id=f"group {first}",
                 )
 
-        from .._graders._base import gather_all
+        from .._aio import gather_all
 
         reports = await gather_all([rank(m) for m in groups.values()])
         self.last_reports = list(reports)

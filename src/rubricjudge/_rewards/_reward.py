@@ -302,7 +302,7 @@ class RubricReward:
                     i, prompts[i] if prompts is not None else None, completions[i], fields
                 )
 
-        from .._graders._base import gather_all
+        from .._aio import gather_all
 
         outcomes = await gather_all([one(i) for i in range(n)])
         self.stats.calls += 1

@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._aio import gather_all
 from .._errors import ConfigError
-from .._graders._base import gather_all
 from .._graders._criterion import CriterionGrader
 from .._model._reports import CriterionReport
 from .._model._rubric import Criterion, Rubric

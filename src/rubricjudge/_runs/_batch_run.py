@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._aio import gather_all
 from .._errors import ConfigError, RunError, UsageError
 from .._judges._batch_common import LARGEST_BATCH_BYTES as MAX_BATCH_BYTES
 from .._judges._batch_common import LARGEST_BATCH_REQUESTS as MAX_BATCH_REQUESTS
@@ -222,14 +223,7 @@ class _Runner:
                     for w in session.wrappers:
                         w.forget_item(job.key)
 
-        tasks = [asyncio.create_task(worker()) for _ in range(max(1, concurrency))]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+        await gather_all([worker() for _ in range(max(1, concurrency))])
         return sum(w.waiting for w in wrappers) - before
 
     # -- submit --------------------------------------------------------------------

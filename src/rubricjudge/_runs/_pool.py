@@ -11,10 +11,10 @@ no run directory: these modes do not resume.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
+from .._aio import gather_all
 from .._errors import UsageError
 from ._engine import RunSession
 from ._ordered import OrderedWriter
@@ -82,14 +82,8 @@ async def run_pool(
 
         async with ticking(bar):
             lanes = min(concurrency, total) if total else concurrency
-            tasks = [asyncio.create_task(worker()) for _ in range(max(1, lanes))]
             try:
-                await asyncio.gather(*tasks)
-            except BaseException:
-                for t in tasks:
-                    t.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                raise
+                await gather_all([worker() for _ in range(max(1, lanes))])
             finally:
                 bar.close()
         summary = session.summary()

@@ -191,7 +191,7 @@ def create_app(settings: ServerSettings) -> Any:
             async with sem:
                 return await grade(rubric, item)
 
-        from .._graders._base import gather_all
+        from .._aio import gather_all
 
         results = await within_deadline(gather_all([one(item) for item in body.items]))
         return JSONResponse({"rubric": body.rubric, "version": version, "results": results})
