@@ -14,8 +14,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from .._errors import ConfigError
-from .._model._reports import CriterionReport
 from .._model._rubric import Criterion, CriterionVerdict, Rubric
+from .._model._scoring import leaf_reports
 from .._model._submission import Submission, to_submission
 
 __all__ = [
@@ -146,17 +146,10 @@ def example_labels(
     for k, raw in enumerate(examples or []):
         ex = _coerce_example(raw, f"examples[{k}]")
         subs.append(to_submission(ex.submission, where=f"examples[{k}].submission"))
-        reports = _leaves(reports_from_verdicts(rubric, ex.verdicts))
+        reports = list(leaf_reports(reports_from_verdicts(rubric, ex.verdicts)))
         for i, r in enumerate(reports):
             labels[i].append(_label(r.criterion, r.verdict, r.selection))
     return subs, labels
-
-
-def _leaves(reports: Sequence[CriterionReport]) -> list[CriterionReport]:
-    out: list[CriterionReport] = []
-    for r in reports:
-        out.extend(_leaves(r.children) if r.children else [r])
-    return out
 
 
 def _label(criterion: Criterion, verdict: CriterionVerdict | None, selection: Any) -> str | None:

@@ -6,19 +6,10 @@ report all list the least stable criteria from a :class:`FlipTally`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from ._reports import CriterionReport, EvaluationReport
+from ._reports import EvaluationReport
+from ._scoring import leaf_reports
 
 __all__ = ["FlipTally"]
-
-
-def _leaves(reports: Iterable[CriterionReport]) -> Iterable[CriterionReport]:
-    for r in reports:
-        if r.children:
-            yield from _leaves(r.children)
-        else:
-            yield r
 
 
 class FlipTally:
@@ -32,7 +23,7 @@ class FlipTally:
         """Count the flip rates of one report's criteria."""
         if report is None:
             return
-        for pos, leaf in enumerate(_leaves(report.report or [])):
+        for pos, leaf in enumerate(leaf_reports(report.report or [])):
             st = leaf.stability
             if st is None or st.flip_rate is None:
                 continue

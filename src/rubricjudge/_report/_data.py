@@ -17,6 +17,7 @@ from .._model._conversation import Conversation
 from .._model._render_page import page_view
 from .._model._render_prompt import render_conversation
 from .._model._reports import CriterionReport, EvaluationReport
+from .._model._scoring import leaf_reports
 
 __all__ = ["RunData", "conversation_view", "load_run", "submission_of"]
 
@@ -42,16 +43,9 @@ class RunData:
     not_attempted: int = 0  # dataset items the run never reached (--max-items, a stop)
 
 
-def _leaves(reports: list[CriterionReport]) -> list[CriterionReport]:
-    out: list[CriterionReport] = []
-    for r in reports:
-        out.extend(_leaves(r.children) if r.children else [r])
-    return out
-
-
 def leaves(report: EvaluationReport | None) -> list[CriterionReport]:
     """The leaf criterion reports of ``report`` in rubric order (none without a report)."""
-    return [] if report is None or report.report is None else _leaves(report.report)
+    return [] if report is None or report.report is None else list(leaf_reports(report.report))
 
 
 def _from_jsonl(path: Path, flag: str) -> RunData:

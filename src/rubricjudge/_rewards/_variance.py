@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._aio import gather_all
 from .._errors import ConfigError
 from .._graders._criterion import CriterionGrader
-from .._model._reports import CriterionReport
 from .._model._rubric import Criterion, Rubric
+from .._model._scoring import leaf_reports
 from .._model._verdicts import parse_verdict
 
 __all__ = ["RewardVariance", "compute_reward_variance"]
@@ -40,13 +40,6 @@ class RewardVariance(BaseModel):
     flip_rates: dict[str, float] = Field(default_factory=dict)
     score_variance: float | None = None
     item_score_variances: list[float | None] = Field(default_factory=list)
-
-
-def _leaves(reports: Sequence[CriterionReport]) -> list[CriterionReport]:
-    out: list[CriterionReport] = []
-    for r in reports:
-        out.extend(_leaves(r.children) if r.children else [r])
-    return out
 
 
 def _value(criterion: Criterion, answer: str | None) -> float | None:
@@ -98,7 +91,7 @@ async def compute_reward_variance(
     flips: dict[str, list[float]] = {}
     item_vars: list[float | None] = []
     for report in reports:
-        leaves = _leaves(report.report or [])
+        leaves = list(leaf_reports(report.report or []))
         per_repeat: list[list[str]] = [[] for _ in range(n)]
         for pos, leaf in enumerate(leaves):
             key = leaf.key or f"#{pos}"

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._judges._fleet import EndpointStats
 from .._model._flips import FlipTally
 from .._model._reports import CriterionReport, EvaluationReport, TokenUsage
+from .._model._scoring import leaf_reports
 from .._quantiles import summary_percentiles
 from ._store import JudgmentRow
 
@@ -125,14 +126,6 @@ def endpoint_lines(endpoints: dict[str, EndpointStats]) -> list[str]:
     return lines
 
 
-def _leaves(reports: Iterable[CriterionReport]) -> Iterable[CriterionReport]:
-    for r in reports:
-        if r.children:
-            yield from _leaves(r.children)
-        else:
-            yield r
-
-
 def _label(r: CriterionReport) -> str:
     if r.is_error:
         return "ERROR"
@@ -170,7 +163,7 @@ class SummaryBuilder:
         if report.error_count or report.error:
             self.with_errors += 1
         self.flips.add(report)
-        for pos, leaf in enumerate(_leaves(report.report or [])):
+        for pos, leaf in enumerate(leaf_reports(report.report or [])):
             ck = leaf.key or f"#{pos}"
             self.verdicts.setdefault(ck, Counter())[_label(leaf)] += 1
             if leaf.is_error:
