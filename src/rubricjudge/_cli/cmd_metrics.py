@@ -78,15 +78,9 @@ def _dataset_for(run_dir: Path, override: str | None) -> Any:
 
 
 def _check_same(run_dir: Path, dataset: Any) -> None:
-    from .._runs._fingerprint import dataset_fingerprint
-    from .._runs._store import RunStore
+    from .._runs._fingerprint import graded_this_dataset
 
-    store = RunStore(run_dir)
-    try:
-        expected = store.meta().get("fingerprint:dataset")
-    finally:
-        store.close()
-    if expected is not None and dataset_fingerprint(dataset) != expected:
+    if not graded_this_dataset(run_dir, dataset):
         raise ConfigError(
             f"the dataset differs from the one run directory {str(run_dir)!r} graded "
             "(its items, submissions, queries or rubrics changed); pass the dataset the "

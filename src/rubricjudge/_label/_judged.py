@@ -67,18 +67,12 @@ def read_run(
     Raises:
         ConfigError: not a run directory, or a run of another dataset.
     """
-    from .._runs._fingerprint import dataset_fingerprint
+    from .._runs._fingerprint import graded_this_dataset
     from .._runs._result import RunResult
-    from .._runs._store import RunStore
 
     path = Path(run_dir)
     result = RunResult.open(path)
-    store = RunStore(path)
-    try:
-        expected = store.meta().get("fingerprint:dataset")
-    finally:
-        store.close()
-    if expected is not None and dataset_fingerprint(dataset) != expected:
+    if not graded_this_dataset(path, dataset):
         raise ConfigError(
             f"--run-dir {str(path)!r} graded another dataset (its items, submissions, queries "
             "or rubrics differ from DATASET's); give the run that graded this dataset"

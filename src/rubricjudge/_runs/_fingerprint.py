@@ -11,11 +11,13 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 __all__ = [
+    "graded_this_dataset",
     "dataset_fingerprint",
     "describe_grader",
     "describe_judge",
@@ -112,3 +114,18 @@ def describe_judge(judge: Any) -> dict[str, Any]:
             if f.name not in secret
         }
     return out
+
+
+def graded_this_dataset(run_dir: str | Path, dataset: Any) -> bool:
+    """Whether the run in ``run_dir`` graded ``dataset``.
+
+    True for a run from before fingerprints were kept; labels are not part of it.
+    """
+    from ._store import RunStore
+
+    store = RunStore(Path(run_dir))
+    try:
+        expected = store.meta().get("fingerprint:dataset")
+    finally:
+        store.close()
+    return expected is None or dataset_fingerprint(dataset) == expected
