@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -138,6 +139,27 @@ def _log_probs(p: Sequence[float]) -> np.ndarray:
     return out
 
 
+def _inputs(features: Sequence[bytes], judge: np.ndarray) -> np.ndarray:
+    """The hidden states beside the judge's own numbers, one row per answer."""
+    if len({len(f) for f in features}) != 1:
+        raise ConfigError("the hidden states of the training answers differ in size")
+    h = np.stack([hidden_state(f) for f in features]).astype(np.float64)
+    out: np.ndarray = np.concatenate([h, judge], axis=1)
+    return out
+
+
+def _fit(x: np.ndarray, y: np.ndarray, regularisation: float) -> tuple[Any, np.ndarray, np.ndarray]:
+    """L2 logistic regression on standardised ``x``: (model, mean, scale) to fold back."""
+    try:
+        from sklearn.linear_model import LogisticRegression
+    except ImportError:
+        raise missing_extra("local", "a probe is fitted with scikit-learn") from None
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-3
+    model = LogisticRegression(C=regularisation, max_iter=5000)
+    model.fit((x - mean) / scale, y)
+    return model, mean, scale
+
+
 def fit_probe(
     features: Sequence[bytes],
     met: Sequence[tuple[float, float]],
@@ -156,23 +178,13 @@ def fit_probe(
     Raises:
         ConfigError: scikit-learn is missing, or the hidden states differ in size.
     """
-    try:
-        from sklearn.linear_model import LogisticRegression
-    except ImportError:
-        raise missing_extra("local", "a probe is fitted with scikit-learn") from None
-    dims = {len(f) for f in features}
-    if len(dims) != 1:
-        raise ConfigError("the hidden states of the training answers differ in size")
-    h = np.stack([hidden_state(f) for f in features]).astype(np.float64)
     z = np.array([_logodds(a, b) for a, b in met])[:, None]
-    x = np.concatenate([h, z], axis=1)
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-3
-    model = LogisticRegression(C=regularisation, max_iter=5000)
-    model.fit((x - mean) / scale, np.asarray(truth, dtype=int))
+    x = _inputs(features, z)
+    model, mean, scale = _fit(x, np.asarray(truth, dtype=int), regularisation)
     w = model.coef_[0] / scale  # fold the standardisation into the weights
     b = float(model.intercept_[0] - (w * mean).sum())
     return Probe(
-        dim=h.shape[1],
+        dim=x.shape[1] - 1,
         weights=base64.b64encode(w[:-1].astype("<f4").tobytes()).decode("ascii"),
         judge_weight=float(w[-1]),
         bias=b,
@@ -201,22 +213,12 @@ def fit_option_probe(
         ConfigError: scikit-learn is missing, the hidden states differ in size, or fewer
             than two labels occur.
     """
-    try:
-        from sklearn.linear_model import LogisticRegression
-    except ImportError:
-        raise missing_extra("local", "a probe is fitted with scikit-learn") from None
-    if len({len(f) for f in features}) != 1:
-        raise ConfigError("the hidden states of the training answers differ in size")
-    h = np.stack([hidden_state(f) for f in features]).astype(np.float64)
-    lp = np.stack([_log_probs(p) for p in judge])
-    x = np.concatenate([h, lp], axis=1)
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-3
+    x = _inputs(features, np.stack([_log_probs(p) for p in judge]))
     y = np.asarray(truth, dtype=int)
     present = sorted(set(y.tolist()))
     if len(present) < 2:
         raise ConfigError("a probe needs answers with at least two different labels")
-    model = LogisticRegression(C=regularisation, max_iter=5000)
-    model.fit((x - mean) / scale, y)
+    model, mean, scale = _fit(x, y, regularisation)
     coef = np.zeros((outputs, x.shape[1]))
     intercept = np.full(outputs, -30.0)  # a label no training answer had: never chosen
     if len(present) == 2:  # scikit-learn gives one row for two classes: split it evenly
@@ -228,7 +230,7 @@ def fit_option_probe(
             coef[int(cls)], intercept[int(cls)] = model.coef_[row], model.intercept_[row]
     w = coef / scale  # fold the standardisation into the weights
     b = intercept - w @ mean
-    d = h.shape[1]
+    d = x.shape[1] - outputs
     return Probe(
         dim=d,
         weights=base64.b64encode(w[:, :d].astype("<f4").tobytes()).decode("ascii"),
