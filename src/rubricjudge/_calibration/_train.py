@@ -9,10 +9,10 @@ Two stages. Every criterion feeds the pooled group of its kind, fitted on the
 judge's answers: a scale and biases (``platt``), plus, with ``method="probe"``, a
 probe on the judge's hidden state (binary MET/UNMET and multi-choice groups). Then
 each criterion with a handful of labels of its own (``MIN_PER_CRITERION``, both
-answers present) gets an adjustment fitted on what the pooled group makes of its answers, pulled towards
-no change (``criterion_l2``): a few labels move its threshold a little, many move
-it as far as they show. The defaults were chosen on real labelled data
-(``benchmarks/judge_agreement.py``, docs/trust.md).
+answers present) gets an adjustment fitted on what the pooled group makes of its
+answers, pulled towards no change (``criterion_l2``): a few labels move its
+threshold a little, many move it as far as they show. The defaults were chosen on
+real labelled data (``benchmarks/judge_agreement.py``, docs/trust.md).
 """
 
 from __future__ import annotations
