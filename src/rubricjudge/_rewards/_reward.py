@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._errors import ConfigError, ConversationError, RewardError, RunError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+from .._model._scoring import complete_score, failure_reason
 
 if TYPE_CHECKING:
     from .._hybrid._combine import OnMetricError
@@ -228,7 +229,7 @@ class RubricReward:
 
     # -- one completion ------------------------------------------------------------
     def _raw(self, report: EvaluationReport) -> float | None:
-        if report.score is None:
+        if complete_score(report) is None:  # no reward from a judge that failed, even partly
             return None
         if self.rubric.scale is not None:
             # the exact place on the scale, as OpenRubricRL's reward: scaled_score is
@@ -264,7 +265,7 @@ class RubricReward:
         self.stats.judge_errors += report.error_count
         raw = self._raw(report)
         if raw is None:
-            why = report.error or "no score"
+            why = failure_reason(report) or "no score"
             if "needs a reference" in why:  # the fix for a reward is a column, not an argument
                 why += (
                     f"; give the batch a {self.reference_key!r} column (reference_key=), or "
