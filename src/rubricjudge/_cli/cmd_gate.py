@@ -3,7 +3,8 @@
 Exit codes: 0 the new run is not significantly worse beyond ``--max-drop``; 1 it
 is, or it has items whose judge failed that the baseline graded (a failure of the new
 run is never a paired improvement; the message names them); 2 bad usage or input, or
-too few items pair up to decide (the message gives the counts). A usage error exits 2 here, not 1, so that 1 always means "worse".
+too few items pair up to decide (the message gives the counts). A usage error exits 2
+here, not 1, so that 1 always means "worse".
 """
 
 from __future__ import annotations

@@ -229,15 +229,16 @@ class RubricReward:
 
     # -- one completion ------------------------------------------------------------
     def _raw(self, report: EvaluationReport) -> float | None:
-        if complete_score(report) is None:  # no reward from a judge that failed, even partly
+        score = complete_score(report)  # no reward from a judge that failed, even partly
+        if score is None:
             return None
         if self.rubric.scale is not None:
             # the exact place on the scale, as OpenRubricRL's reward: scaled_score is
             # rounded on a discrete scale and would move the reward by up to half a step
             if report.overall_score is not None:
                 return report.overall_score
-            return self.rubric.scale.position(report.score)
-        return report.score
+            return self.rubric.scale.position(score)
+        return score
 
     def _minmax(self, raw: float) -> float:
         scale = self.rubric.scale
