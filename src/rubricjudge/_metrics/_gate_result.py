@@ -116,11 +116,11 @@ class GateResult(BaseModel):
         """The one line a CI log shows: metric, baseline, new, change with interval, verdict."""
         if self.new_failures:
             k = len(self.new_failures)
-            more = f" (and {k - 3} more)" if k > 3 else ""
+            more = f" (and {k - 1} more)" if k > 1 else ""
             return (
                 f"FAIL {self.metric}: the judge failed on {k} item{'s' if k != 1 else ''} of the "
                 f"new run that the baseline graded; a judge failure is never a score: "
-                f"{'; '.join(self.new_failures[:3])}{more}"
+                f"{self.new_failures[0]}{more}"
             )
         return self._change_line()
 
@@ -147,12 +147,12 @@ class GateResult(BaseModel):
     def lines(self, top: int = 3) -> list[str]:
         """The CI line, then the pairing, the human-label estimate and the worst criteria."""
         out = [self.line()]
-        if self.new_failures:
+        if len(self.new_failures) > 1:
             out.extend(f"  {f}" for f in self.new_failures[:20])
             if len(self.new_failures) > 20:
                 out.append(f"  ... {len(self.new_failures) - 20} more")
-            if self.change.n >= 2:  # the paired items' change, for the record
-                out.append(self._change_line())
+        if self.new_failures and math.isfinite(self.change.high):
+            out.append(self._change_line())  # the paired items' change, for the record
         out.append(self._pairing())
         if self.human is not None:
             h = self.human
