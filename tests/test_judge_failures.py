@@ -413,3 +413,42 @@ def test_pytest_plugin_names_the_judge_errors(chat_server: ChatServer) -> None:
     )
     chat_server.handler = judging({"scattering": True})
     assert assert_rubric(ANSWER, rubric, judge=grader(chat_server)).score == 1.0
+
+
+# -- runs graded before the rule ---------------------------------------------------------------
+def test_reports_stored_before_the_rule_are_read_without_their_score(
+    chat_server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rubricjudge._report._data import load_run
+    from rubricjudge._runs._read import read_reports_jsonl
+
+    partial = _graded(chat_server, tmp_path, "partial", PENALTY_ONLY, n=2)
+    old = read_jsonl(partial)
+    for r in old:  # what the old rule wrote: 1.0 and passed, beside three judge errors
+        r.update(score=1.0, passed=True, error=None)
+    legacy = tmp_path / "legacy.jsonl"
+    legacy.write_text("".join(json.dumps(r) + "\n" for r in old))
+    run = read_reports_jsonl(legacy)
+    assert [(r.score, r.passed) for r in run.reports if r is not None] == [(None, None)] * 2
+    assert all(FAILS in (r.error or "") for r in run.reports if r is not None)
+    # the HTML report reads runs the same way
+    data = load_run(legacy)
+    assert [r.score for r in data.reports if r is not None] == [None, None]
+    # an opted-in partial floor is kept as it is
+    main(
+        [
+            "grade",
+            str(SKY),
+            str(answers_file(tmp_path / "p.jsonl", 1)),
+            "-o",
+            str(tmp_path / "f.jsonl"),
+            "--judge",
+            "openai/p",
+            "--base-url",
+            chat_server.base_url,
+            "--judge-failure",
+            "partial",
+        ]
+    )
+    floor = read_reports_jsonl(tmp_path / "f.jsonl").reports[0]
+    assert floor is not None and floor.partial is True and floor.score == 0.0

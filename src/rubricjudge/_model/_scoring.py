@@ -86,6 +86,7 @@ __all__ = [
     "reports_from_verdicts",
     "score_reports",
     "section_scores",
+    "under_the_rule",
     "weighted_leaves",
 ]
 
@@ -494,6 +495,32 @@ def failure_reason(report: EvaluationReport) -> str | None:
     if failed:
         return _failure_message(failed, sum(1 for _ in weighted_leaves(report.report or [])))
     return "no score"
+
+
+def under_the_rule(report: EvaluationReport) -> EvaluationReport:
+    """A stored report read under the failure rule (for runs graded before it).
+
+    A report that carries a score beside a judge failure on a weighted criterion, and
+    is not a ``partial`` floor someone opted in to, loses that score: ``score``,
+    ``passed`` and the scale fields become None and ``error`` says why. Any other
+    report is returned as it is.
+    """
+    if report.score is None or report.partial or not report.report:
+        return report
+    failed = judge_failures(report.report)
+    if not failed:
+        return report
+    weighted = sum(1 for _ in weighted_leaves(report.report))
+    return report.model_copy(
+        update={
+            "score": None,
+            "raw_score": None,
+            "passed": None,
+            "overall_score": None,
+            "scaled_score": None,
+            "error": report.error or _failure_message(failed, weighted),
+        }
+    )
 
 
 def complete_score(report: EvaluationReport) -> float | None:
