@@ -452,3 +452,19 @@ def test_reports_stored_before_the_rule_are_read_without_their_score(
     )
     floor = read_reports_jsonl(tmp_path / "f.jsonl").reports[0]
     assert floor is not None and floor.partial is True and floor.score == 0.0
+
+
+def test_gate_counts_items_the_new_run_never_graded_as_missing_not_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gate_runs
+    from rubricjudge._runs import evaluate_sync
+
+    base = gate_runs.run_dir(tmp_path / "base", 30, seed=1)
+    ds = gate_runs.dataset(30, seed=2)
+    grader = CriterionGrader(gate_runs.judge({}, 2), verdict_method="verdict-only")
+    evaluate_sync(ds, grader, run_dir=tmp_path / "short", max_items=28, progress=False)
+    # two items never graded: the coverage counts them (28 of 30 pair), no judge failed
+    assert main(["gate", str(base), str(tmp_path / "short")]) == 0
+    out = capsys.readouterr().out
+    assert "the judge failed" not in out and "28 paired by id" in out

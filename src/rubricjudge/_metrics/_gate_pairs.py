@@ -86,7 +86,8 @@ def new_failures(base: SideValues, new: SideValues) -> list[str]:
         if base.failed[i] and not math.isfinite(base.value[i]):
             continue
         why = new.why[j] if j < len(new.why) else None
-        out.append(f"item {key!r}: {why or 'failed'}")
+        if why is not None:  # None: the new run never graded it (coverage counts that)
+            out.append(f"item {key!r}: {why}")
     return out
 
 

@@ -77,6 +77,7 @@ class SideValues:
     value: FloatArray
     failed: np.ndarray
     human: FloatArray
+    # per failed item, what failed (None: never graded, or not failed)
     why: list[str | None] = field(default_factory=list)
     criteria: dict[str, FloatArray] = field(default_factory=dict)
     keys_seen: set[str] = field(default_factory=set)
@@ -129,11 +130,15 @@ def _why(
     report: EvaluationReport | None,
     leaves: dict[str, CriterionReport],
     metric: GateMetric,
-) -> str:
-    """What failed on item ``i``: the grader's error, or the judge's on the metric."""
+) -> str | None:
+    """What failed on item ``i``: the grader's error, or the judge's on the metric.
+
+    None for an item the run never graded (no report and no error): it is missing,
+    not a failure of its judge.
+    """
     if report is None:
         errors = getattr(run, "errors", None) or []
-        return (errors[i] if i < len(errors) else None) or "no report"
+        return errors[i] if i < len(errors) else None
     if metric.kind == "criterion":
         cr = leaves.get(metric.key or "")
         if cr is not None and cr.error is not None:
