@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chat_server import ChatServer, Reply, schema_of
 from rubricjudge import Criterion, CriterionOption, Rubric, RubricDataset
@@ -25,7 +28,7 @@ from rubricjudge._cli.main import main
 from rubricjudge._errors import RewardError, RubricAssertionError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
-from rubricjudge._model._reports import CriterionReport
+from rubricjudge._model._reports import CriterionReport, OptionSelection
 from rubricjudge._model._rubric import CriterionVerdict
 from rubricjudge._model._scoring import ScoringPolicy, finalize, judge_failures
 from rubricjudge._rewards import RubricReward
@@ -468,3 +471,56 @@ def test_gate_counts_items_the_new_run_never_graded_as_missing_not_failed(
     assert main(["gate", str(base), str(tmp_path / "short")]) == 0
     out = capsys.readouterr().out
     assert "the judge failed" not in out and "28 paired by id" in out
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([-8.0, -2.0, 0.0, 1.0, 3.0, 10.0]),
+            st.booleans(),  # multi-choice
+            st.sampled_from(["MET", "UNMET", "CANNOT_ASSESS", "fail"]),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from(["skip", "zero", "partial", "fail"]),
+)
+def test_a_partial_score_is_never_above_any_completion(
+    spec: list[tuple[float, bool, str]], strategy: str
+) -> None:
+    """Whatever the judge would have said on the failed criteria, the floor is not above it."""
+    levels = [
+        CriterionOption(label=x, value=v) for x, v in (("lo", 0.0), ("mid", 0.4), ("hi", 1.0))
+    ]
+    criteria = [
+        Criterion(name=f"c{i}", weight=w, requirement=f"R{i}", options=levels if multi else None)
+        for i, (w, multi, _) in enumerate(spec)
+    ]
+    rubric = Rubric(criteria)
+    policy = ScoringPolicy(strategy, judge_failure="partial")  # type: ignore[arg-type]
+
+    def decided(c: Criterion, answer: str) -> CriterionReport:
+        if c.options is not None:
+            pick = {"MET": 2, "UNMET": 0}.get(answer)
+            if pick is None:
+                return CriterionReport(criterion=c, verdict=CriterionVerdict.CANNOT_ASSESS)
+            opt = levels[pick]
+            sel = OptionSelection(index=pick, label=opt.label, value=opt.value)
+            return CriterionReport(criterion=c, selection=sel)
+        return CriterionReport(criterion=c, verdict=CriterionVerdict(answer))
+
+    reports = [
+        _failed(c) if answer == "fail" else decided(c, answer)
+        for c, (_, _, answer) in zip(criteria, spec, strict=True)
+    ]
+    floor = finalize(rubric, reports, policy)
+    failed = [i for i, (_, _, a) in enumerate(spec) if a == "fail"]
+    answers = ["MET", "UNMET", "CANNOT_ASSESS"]
+    for combo in itertools.product(answers, repeat=len(failed)):
+        done = list(reports)
+        for i, answer in zip(failed, combo, strict=True):
+            done[i] = decided(criteria[i], answer)
+        full = finalize(rubric, done, policy)
+        if floor.score is not None and full.score is not None:
+            assert floor.score <= full.score + 1e-12, (combo, floor.score, full.score)
