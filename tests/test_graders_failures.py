@@ -1,4 +1,4 @@
-"""The failure policy: recorded errors, CANNOT_ASSESS, fallback verdicts, raise, score None."""
+"""The failure policy: recorded errors, no score (or a partial floor), fallbacks, raise."""
 
 from __future__ import annotations
 
@@ -51,21 +51,25 @@ async def test_a_failure_is_recorded_with_its_category(rubric: Rubric) -> None:
     bad = (report.report or [])[1]
     assert bad.error == "timeout: took too long" and bad.error_category == "timeout"
     assert bad.verdict is CA and bad.is_error
-    assert report.error_count == 1 and report.error is None
-    # CANNOT_ASSESS under the default 'skip': the failed criterion is left out
-    assert report.score == pytest.approx(rubric.compute_score(["MET", "CANNOT_ASSESS", "MET"]))
-    assert report.cannot_assess_count == 1
+    assert report.error_count == 1
+    # a judge failure is not CANNOT_ASSESS: the item has no score (it was skipped before)
+    assert report.score is None and report.passed is None
+    assert report.error is not None
+    assert "the judge failed on 1 of 3 criteria that carry weight" in report.error
+    assert "'pos': timeout: took too long" in report.error
 
 
 @pytest.mark.parametrize("strategy", ["skip", "zero", "partial", "fail"])
-async def test_cannot_assess_strategy_decides_what_a_failure_is_worth(
+async def test_cannot_assess_strategy_does_not_price_a_failure(
     rubric: Rubric, strategy: str
 ) -> None:
     report = await CriterionGrader(failing({1}), cannot_assess=strategy).grade(rubric, "x")
-    expected = rubric.compute_score(
-        ["MET", "CANNOT_ASSESS", "MET"], cannot_assess_strategy=strategy
-    )
-    assert report.score == pytest.approx(expected)
+    assert report.score is None
+    # the opt-in floor: the failed criterion earns nothing, whatever the strategy
+    grader = CriterionGrader(failing({1}), cannot_assess=strategy, judge_failure="partial")
+    floor = await grader.grade(rubric, "x")
+    assert floor.partial is True
+    assert floor.score == pytest.approx(rubric.compute_score(["MET", "UNMET", "MET"]))
 
 
 async def test_fallback_verdicts_change_the_score(rubric: Rubric) -> None:
@@ -84,10 +88,7 @@ async def test_fallback_verdicts_change_the_score(rubric: Rubric) -> None:
         scores[name] = report.score
     assert scores["optimistic"] == pytest.approx(rubric.compute_score(["MET", "MET", "UNMET"]))
     assert scores["worst"] == pytest.approx(rubric.compute_score(["MET", "UNMET", "MET"]))
-    partial = rubric.compute_score(
-        ["MET", "CANNOT_ASSESS", "CANNOT_ASSESS"], cannot_assess_strategy="partial"
-    )
-    assert scores["none"] == pytest.approx(partial)
+    assert scores["none"] is None  # no fallback: the failures leave no score
     assert len(set(scores.values())) == 3
 
 

@@ -108,15 +108,15 @@ async def test_an_unknown_function_is_a_config_error_before_any_call() -> None:
         await CriterionGrader(judge, functions=["short"]).grade(mixed(), "x")  # type: ignore[arg-type]
 
 
-async def test_a_failing_function_is_recorded_as_cannot_assess_by_default() -> None:
+async def test_a_failing_function_is_recorded_and_leaves_no_score_by_default() -> None:
     grader = CriterionGrader(llm_met(), functions=registry({"short"}))
     report = await grader.grade(mixed(), "Thanks.")
     short = (report.report or [])[1]
     assert short.verdict is CA and short.error_category == "function"
     assert short.error is not None and "short broke" in short.error
     assert report.error_count == 1
-    expected = mixed().compute_score(["MET", "CANNOT_ASSESS", "UNMET", "mid"])
-    assert report.score == pytest.approx(expected)
+    # a failure is not CANNOT_ASSESS: no score (it was skipped, and the rest scored, before)
+    assert report.score is None and "short broke" in (report.error or "")
 
 
 async def test_fallback_verdicts_apply_to_failing_functions() -> None:
@@ -135,7 +135,7 @@ async def test_fallback_verdicts_apply_to_failing_functions() -> None:
     assert level.verdict is None and level.selection is not None
     assert level.selection.label == "low"
     assert scores["worst"] == pytest.approx(mixed().compute_score(["MET", "UNMET", "MET", "low"]))
-    assert scores["none"] == pytest.approx(1.0)  # only the LLM criterion counted
+    assert scores["none"] is None  # without fallbacks the failures leave no score
     assert scores["worst"] != scores["none"]
 
 

@@ -150,7 +150,8 @@ async def test_errors_are_counted_and_nested_rubrics_assemble() -> None:
     assert report.error_count == 1
     top = report.report or []
     assert top[0].children is not None and top[0].children[1].error_category == "function"
-    assert report.score == pytest.approx(1.0)  # the failed leaf is skipped (CANNOT_ASSESS)
+    # the failed leaf carries weight: no score (it was skipped as CANNOT_ASSESS, 1.0, before)
+    assert report.score is None and report.passed is None
     assert "could not be evaluated" in (report.feedback_summary or "")
 
 

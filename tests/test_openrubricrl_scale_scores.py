@@ -192,9 +192,9 @@ def test_a_judge_off_the_scale_is_a_failure_never_clamped(bad: Any) -> None:
     first = (report.report or [])[0]
     assert first.is_error and first.error_category == "parse"
     assert first.scale_score is None and first.verdict is not None
-    assert first.verdict.value == "CANNOT_ASSESS"  # skipped, not scored
-    # style 5 of 10 (0.3 * 0.5) and docstring met (0.2), over the weights that counted
-    assert report.score == pytest.approx((0.15 + 0.2) / 0.5)
+    assert first.verdict.value == "CANNOT_ASSESS"  # not scored
+    # a failure is not CANNOT_ASSESS: no score (it was skipped, scoring 0.7, before)
+    assert report.score is None and report.error is not None
 
 
 def test_a_criterion_whose_judge_failed_is_not_scored() -> None:

@@ -54,7 +54,8 @@ def test_a_superscript_option_is_recorded_by_grade_and_evaluate(
     data.write_text(json.dumps(header) + "\n" + json.dumps({"submission": "a", "id": "i1"}) + "\n")
     code = main(["evaluate", str(data), "--run-dir", str(tmp_path / "run"), "--json", *judge])
     summary = json.loads(capsys.readouterr().out)
-    assert code == 0 and summary["items_total"] == 1  # the item is kept, its error recorded
+    # the item is kept, its error recorded; it has no score, so it failed (exit 1)
+    assert code == 1 and summary["items_total"] == 1 and summary["items_unscored"] == 1
     assert summary["errors"] == {"judge:parse": 1}
 
 

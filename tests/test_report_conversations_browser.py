@@ -43,7 +43,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _dataset().to_file(data)
     run, out = root / "run", root / "report.html"
     args = ["evaluate", str(data), "--judge", "fake", "--run-dir", str(run)]
-    assert main([*args, "--over-budget", "elide", "--conversation-budget", "150"]) == 0
+    # exit 1: conversations that do not fit even elided fail their criteria (over_budget),
+    # and an item whose judge failed on a weighted criterion has no score (a failed item)
+    assert main([*args, "--over-budget", "elide", "--conversation-budget", "150"]) == 1
     assert main(["report", str(run), "-o", str(out)]) == 0
     fragment = root / "fragment.html"
     notes = {2: ["polite: MET", HOSTILE]}

@@ -80,7 +80,9 @@ def run(r: Rubric, policy: Any) -> EvaluationReport:
 def test_a_function_that_raises() -> None:
     r = rubric(("app:pass", 1.0), ("app:boom", 1.0))
     ours = run(r, None)
-    assert ours.score == 1.0 and ours.passed is True  # skipped: not evidence of failure
+    # a crash is no verdict either way: the item has no score (it was skipped, 1.0, before)
+    assert ours.score is None and ours.passed is None
+    assert "the judge failed on 1 of 2 criteria" in (ours.error or "")
     assert ours.report is not None and ours.report[1].level_id == "error"
     assert ours.report[1].error is not None and "the checker crashed" in ours.report[1].error
     dk = run(r, "dataknobs")
@@ -92,7 +94,7 @@ def test_a_function_that_raises() -> None:
 def test_an_unknown_level_id() -> None:
     r = rubric(("app:pass", 3.0), ("app:unknown", 1.0))
     ours = run(r, "rubricjudge")
-    assert ours.score == 1.0
+    assert ours.score is None  # an answer that is not a level decided nothing
     assert ours.report is not None and ours.report[1].level_id == "error"
     assert "'superb' is not a level" in (ours.report[1].error or "")
     dk = run(r, ScoringPolicy.dataknobs())
@@ -230,7 +232,8 @@ async def test_review_flow_scores_with_the_store_policy(tmp_path: Path) -> None:
         art = store.create("quiz", "Biology quiz", {"questions": ["q"] * 5})
         [ev] = await store.submit_for_review(art.id)
         outcomes[policy] = (ev.score, store.get(art.id).status)
-    assert outcomes["rubricjudge"] == (1.0, ArtifactStatus.APPROVED)
+    # a checker that crashed approves nothing (it was skipped and approved before)
+    assert outcomes["rubricjudge"] == (None, ArtifactStatus.NEEDS_REVISION)
     assert outcomes["dataknobs"] == (0.5, ArtifactStatus.NEEDS_REVISION)
     with pytest.raises(ConfigError, match="'nope' is unknown"):
         ArtifactStore(RubricRegistry(tmp_path / "x.sqlite3"), policy="nope")

@@ -19,6 +19,7 @@ from ._graders import (
     RubricAsJudgeGrader,
     compute_length_penalty,
 )
+from ._model._scoring import JudgeFailurePolicy
 
 __all__ = [
     "CriterionGrader",
@@ -28,6 +29,7 @@ __all__ = [
     "Grader",
     "GraderSpec",
     "GroupRanker",
+    "JudgeFailurePolicy",
     "JudgeSpec",
     "LLMConfig",
     "LengthPenalty",

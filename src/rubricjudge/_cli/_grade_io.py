@@ -147,6 +147,7 @@ class Tally:
         self.unknown_cost = 0
         self.criterion_errors = 0
         self.not_graded = 0
+        self.partial = 0
         self.failures: list[str] = []  # the first items not graded, with why
         self.endpoints: dict[str, EndpointStats] = {}
         self.flips = FlipTally()
@@ -160,6 +161,7 @@ class Tally:
                 self.failures.append(f"{r.id}: {r.error or 'no score'}")
         else:
             self.scores.append(r.score)
+            self.partial += bool(r.partial)
         self.calls += r.judge_calls
         self.cached += r.cached_calls
         if r.token_usage is not None:
@@ -191,6 +193,11 @@ class Tally:
             f"errors: {self.criterion_errors} criteria; items not graded: {self.not_graded}"
         )
         lines.extend(f"  {f}" for f in self.failures)
+        if self.partial:
+            lines.append(
+                f"partial scores: {self.partial} items (floors over the decided criteria: "
+                "the judge failed on others; --judge-failure partial)"
+            )
         lines.extend(self.flips.lines())
         if self.endpoints:
             from .._runs._summary import endpoint_lines

@@ -14,10 +14,12 @@ from ._trust_args import base_url_option, cache_options, cascade_estimate, trust
 
 __all__ = [
     "add_conversation_args",
+    "add_judge_failure_arg",
     "build_grader",
     "conversation_options",
     "dry_run",
     "grader_spec",
+    "judge_failure_options",
     "judge_names",
 ]
 
@@ -39,6 +41,26 @@ def add_conversation_args(p: argparse.ArgumentParser) -> None:
         help="a conversation past the budget: error (its judged criteria fail, recorded; "
         "the default) or elide (keep the first and last turns, mark the rest elided)",
     )
+
+
+def add_judge_failure_arg(p: argparse.ArgumentParser) -> None:
+    """``--judge-failure``: what an item whose judge failed on a weighted criterion scores."""
+    from .._model._scoring import JUDGE_FAILURE_CHOICES
+
+    p.add_argument(
+        "--judge-failure",
+        choices=JUDGE_FAILURE_CHOICES,
+        default="no_score",
+        help="an item whose judge failed on a criterion that carries weight: no_score (the "
+        "default: it is failed, its errors listed) or partial (the lowest score the decided "
+        "criteria allow, flagged partial; see docs/scoring.md)",
+    )
+
+
+def judge_failure_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The grader option of ``--judge-failure`` (empty at its default, as runs recorded it)."""
+    value = getattr(args, "judge_failure", "no_score")
+    return {} if value == "no_score" else {"judge_failure": value}
 
 
 def conversation_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -84,6 +106,7 @@ def grader_spec(args: argparse.Namespace) -> Any:
     options.update(trust_options(args, kind))
     options.update(repeat_options(args, kind))
     options.update(conversation_options(args))
+    options.update(judge_failure_options(args))
     max_examples = getattr(args, "max_examples", None)  # `evaluate` has no --max-examples
     if max_examples is not None and kind != "holistic":
         options["max_examples"] = max_examples

@@ -17,7 +17,13 @@ from .._errors import ConfigError
 from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
-from ._grader_args import add_conversation_args, build_grader, dry_run, grader_spec
+from ._grader_args import (
+    add_conversation_args,
+    add_judge_failure_arg,
+    build_grader,
+    dry_run,
+    grader_spec,
+)
 from ._repeat_args import add_repeat_args
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
 
@@ -91,6 +97,7 @@ def register(subparsers: Any) -> None:
     add_trust_args(p)
     add_repeat_args(p)
     add_conversation_args(p)
+    add_judge_failure_arg(p)
     add_batch_args(p)
     p.set_defaults(func=run)
 
@@ -177,4 +184,5 @@ def run(args: argparse.Namespace) -> int:
         print(result.summary.to_text())
         if args.run_dir:
             print(f"run directory: {os.fspath(args.run_dir)}")
-    return 1 if result.summary.items_failed else 0
+    # an item whose grading raised, or whose judge failed on a weighted criterion, failed
+    return 1 if result.summary.items_failed or result.summary.items_unscored else 0

@@ -1,8 +1,10 @@
 """``rubricjudge gate``: fail a build when a new run is significantly worse than a baseline.
 
 Exit codes: 0 the new run is not significantly worse beyond ``--max-drop``; 1 it
-is; 2 bad usage or input, or too few items pair up to decide (the message gives
-the counts). A usage error exits 2 here, not 1, so that 1 always means "worse".
+is, or it has items whose judge failed that the baseline graded (a failure of the new
+run is never a paired improvement; the message names them); 2 bad usage or input, or
+too few items pair up to decide (the message gives the counts). A usage error exits 2
+here, not 1, so that 1 always means "worse".
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ def register(subparsers: Any) -> None:
         description="Pair the items of two runs by id and compute the change of a metric "
         "(new minus baseline) with a paired bootstrap interval. Exit 0 when the new run is "
         "not significantly worse beyond --max-drop, 1 when it is (the whole interval lies "
-        "below -MAX_DROP), 2 on bad usage or when too few items pair up. Prints one line for "
-        "the CI log, then the criteria that dropped most.",
+        "below -MAX_DROP) or when it has judge failures the baseline has not (named), 2 on bad "
+        "usage or when too few items pair up. Prints one line for the CI log, then the "
+        "criteria that dropped most.",
     )
     p.add_argument("baseline", metavar="BASELINE", help="run directory or `grade` JSONL output")
     p.add_argument("new", metavar="NEW", help="the run to check, as BASELINE")

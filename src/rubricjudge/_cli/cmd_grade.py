@@ -28,7 +28,13 @@ from .._outfile import OutputFile
 from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
-from ._grader_args import add_conversation_args, build_grader, dry_run, judge_names
+from ._grader_args import (
+    add_conversation_args,
+    add_judge_failure_arg,
+    build_grader,
+    dry_run,
+    judge_names,
+)
 from ._repeat_args import add_repeat_args
 from ._trust_args import (
     BASE_URL_HELP,
@@ -49,8 +55,9 @@ def register(subparsers: Any) -> None:
         "--pairwise, compare pairs (submission_a, submission_b) in both orders; with --group, "
         "rank the submissions of each line against each other.",
         epilog="Exit codes: 0 graded (items whose judges failed are recorded in their "
-        "reports); 1 a usage or input error, or no item could be graded (-o then keeps what "
-        "it held); 2 bad command-line usage; 130 interrupted; 141 stdout closed.",
+        "reports, without a score); 1 a usage or input error, or no item could be graded "
+        "(-o then keeps what it held); 2 bad command-line usage; 130 interrupted; 141 stdout "
+        "closed.",
     )
     p.add_argument("rubric", help="rubric file (YAML or JSON, any supported format)")
     p.add_argument(
@@ -125,6 +132,7 @@ def register(subparsers: Any) -> None:
     add_trust_args(p)
     add_repeat_args(p)
     add_conversation_args(p)
+    add_judge_failure_arg(p)
     add_batch_args(p)
     p.set_defaults(func=run)
 

@@ -8,6 +8,7 @@ from typing import Any
 from .._errors import ConfigError
 from .._rewards._batch import DEFAULT_NEUTRAL, ON_FAILURE
 from .._server._settings import DEFAULT_TIMEOUT_S
+from ._grader_args import add_judge_failure_arg
 from ._trust_args import BASE_URL_HELP, add_cache_args, base_url_option, cache_options
 
 __all__ = ["register", "run"]
@@ -72,6 +73,7 @@ def register(subparsers: Any) -> None:
         help="/get_reward, a rollout the judge could not score: error (the request fails, "
         "the default), skip (its reward is null) or neutral (--neutral-reward)",
     )
+    add_judge_failure_arg(p)
     p.add_argument(
         "--neutral-reward",
         type=float,
@@ -120,7 +122,10 @@ def run(args: argparse.Namespace) -> int:
     if args.base_url:
         judge_options["base_url"] = base_url_option(args.base_url)
     grader = CriterionGrader(
-        judge=args.judge, concurrency=args.judge_concurrency, judge_options=judge_options
+        judge=args.judge,
+        concurrency=args.judge_concurrency,
+        judge_options=judge_options,
+        judge_failure=args.judge_failure,
     )
     settings = ServerSettings(
         source=source,

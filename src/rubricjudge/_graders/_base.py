@@ -25,7 +25,12 @@ from .._judges._limits import DEFAULT_CONCURRENCY
 from .._model._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission, render_for_prompt
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
-from .._model._scoring import CannotAssessStrategy, ScoringPolicy, on_scale
+from .._model._scoring import (
+    CannotAssessStrategy,
+    JudgeFailurePolicy,
+    ScoringPolicy,
+    on_scale,
+)
 from ._combine import FailurePolicy
 from ._ensemble import JudgeSpec
 from ._inputs import (
@@ -95,6 +100,11 @@ class Grader(ABC):
             to a criterion whose judge failed (default: CANNOT_ASSESS).
         on_error: ``"record"`` (default) keeps failures in the report; ``"raise"`` raises.
         normalize, cannot_assess, partial_credit: the scoring policy.
+        judge_failure: an item whose judge failed on a criterion that carries weight:
+            ``"no_score"`` (the default: no score, the item is failed, its errors
+            listed) or ``"partial"`` (the floor over the decided criteria, flagged
+            ``partial``; see ``_model._scoring``). Rewards and the gate never use a
+            partial score.
         length_penalty: subtracted from the score after scoring.
         concurrency: at most this many judge calls of this grader at once (the judge
             layer's shared limits apply as well).
@@ -135,6 +145,7 @@ class Grader(ABC):
         llm_config: Any = None,
         conversation_budget: int | None = None,
         over_budget: str = "error",
+        judge_failure: JudgeFailurePolicy = "no_score",
     ) -> None:
         if llm_config is not None:  # autorubric's CriterionGrader(llm_config=LLMConfig(...))
             if judge is not None or judges is not None or generate_fn is not None:
@@ -164,7 +175,9 @@ class Grader(ABC):
             valid = ", ".join(repr(s.value) for s in CannotAssessStrategy)
             raise ConfigError(f"cannot_assess {cannot_assess!r} is not one of {valid}") from None
         try:
-            self.policy = ScoringPolicy(strategy, partial_credit, normalize)
+            self.policy = ScoringPolicy(
+                strategy, partial_credit, normalize, judge_failure=judge_failure
+            )
         except ValueError as e:
             raise ConfigError(str(e)) from None
         self.normalize = normalize
@@ -317,7 +330,9 @@ class Grader(ABC):
                     score = max(0.0, score)
                     fields.update(on_scale(ctx.rubric.scale, score))
                     if ctx.rubric.pass_threshold is not None:
-                        fields["passed"] = score >= ctx.rubric.pass_threshold
+                        passed = score >= ctx.rubric.pass_threshold
+                        # a partial score is a floor: below the threshold says nothing
+                        fields["passed"] = passed if passed or not report.partial else None
                 fields["score"] = score
         return report.model_copy(update=fields)
 

@@ -6,9 +6,10 @@ reply does not answer the question, is recorded on the criterion: ``error`` hold
 failed members are left out of the vote and listed in ``votes``; the policy below
 applies only when every member failed. Then the criterion gets:
 
-* ``CANNOT_ASSESS`` (the default); the grader's CannotAssessStrategy decides what it
-  is worth (left out by ``skip``, 0 by ``zero``, ``partial_credit`` by ``partial``,
-  the worst case for the weight's sign by ``fail``);
+* ``CANNOT_ASSESS`` with ``error`` set (the default): the criterion is undecided, and
+  the scoring layer's rule applies (``_model._scoring``): an item with an undecided
+  criterion that carries weight has no score, or, opted in, a ``partial`` floor; the
+  CannotAssessStrategy prices only CANNOT_ASSESS verdicts a judge gave;
 * the ``default_fallback_verdicts`` verdict for the weight's sign, when given
   (``{"positive": "UNMET", "negative": "MET"}`` assumes the worst); on a
   multi-choice criterion a fallback of the worst case picks the worst option and
@@ -16,7 +17,8 @@ applies only when every member failed. Then the criterion gets:
   of the scale and UNMET the bottom;
 * or, with ``on_error="raise"``, the :class:`JudgeError` is raised.
 
-When every criterion failed, nothing was graded and ``score`` is None.
+When every criterion failed, nothing was graded: ``score`` is None, as it is when
+any weighted criterion failed (``_scoring.finalize``).
 
 Criteria scored by another method (a function, a JSON Schema, ``llm_decode``) record
 their failures the same way (``_methods.run_method``); :func:`apply_policy` puts

@@ -8,8 +8,11 @@ quantiles are read at the expanded level of ``_student`` (the small-sample
 correction of a percentile interval of a mean), so that few items do not make the
 interval too narrow.
 
-**The rule.** The new run is *significantly worse* when the whole interval lies
-below ``-max_drop``: ``high < -max_drop``. That is a one-sided test at level
+**The rule.** The new run fails when it has items that failed (the judge failed
+on a criterion that carries weight, or the grader raised) where the baseline graded
+them: a failure of the new run is never a paired improvement, and the result names
+the errors. Otherwise it fails when it is *significantly worse*, when the whole
+interval lies below ``-max_drop``: ``high < -max_drop``. That is a one-sided test at level
 ``(1 - confidence) / 2`` of "the true change is at least ``-max_drop``": a new run
 exactly ``max_drop`` worse fails about that often (2.5% at the default 0.95), a
 better one less often. ``benchmarks/gate_false_alarms.py`` measures the rate on
@@ -31,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import ConfigError
-from ._gate_pairs import pair_sides, refuse_if_few
+from ._gate_pairs import new_failures, pair_sides, refuse_if_few
 from ._gate_result import Change, CriterionChange, GateResult, PairCounts
 from ._gate_values import SideValues, check_metric, has_labels, parse_metric, side_values
 from ._ppi import ppi_mean
@@ -269,12 +272,46 @@ def gate_runs(
         check_metric(m, [base, nw], pass_threshold)
         where = (f"baseline {b_run.source}", f"new run {n_run.source}")
         pairs, counts = pair_sides(base, nw, where)
-        refuse_if_few(counts, min_pairs, min_coverage)
-        bar.status("bootstrap")
+        failures = new_failures(base, nw)
         rule = _Rule(max_drop, confidence, bootstrap, seed)
-        result = _decide((base, nw), (pairs, counts), rule, bar)
+        try:
+            refuse_if_few(counts, min_pairs, min_coverage)
+        except ConfigError:
+            if not failures:
+                raise
+            # too few pairs to measure a change, but the new run already failed
+            result = _unmeasured(rule, counts)
+        else:
+            bar.status("bootstrap")
+            result = _decide((base, nw), (pairs, counts), rule, bar)
     finally:
         bar.close()
-    return result.model_copy(
-        update={"metric": str(m), "baseline_source": b_run.source, "new_source": n_run.source}
+    update: dict[str, Any] = {
+        "metric": str(m),
+        "baseline_source": b_run.source,
+        "new_source": n_run.source,
+    }
+    if failures:  # a failure of the new run is never a paired improvement
+        update.update(verdict="fail", new_failures=failures)
+    return result.model_copy(update=update)
+
+
+def _unmeasured(rule: _Rule, counts: PairCounts) -> GateResult:
+    """A result without a change (too few pairs), for a new run that failed anyway."""
+    nan = math.nan
+    return GateResult(
+        metric="",
+        baseline_source="",
+        new_source="",
+        verdict="fail",
+        rule="fail when the new run has judge failures the baseline has not",
+        max_drop=rule.max_drop,
+        confidence=rule.confidence,
+        bootstrap=rule.bootstrap,
+        seed=rule.seed,
+        baseline=nan,
+        new=nan,
+        change=Change(estimate=nan, low=nan, high=nan, n=counts.paired),
+        criteria=[],
+        counts=counts,
     )

@@ -14,7 +14,7 @@ from .._errors import ConfigError
 from ._gate_result import PairCounts
 from ._gate_values import SideValues
 
-__all__ = ["pair_sides", "refuse_if_few"]
+__all__ = ["new_failures", "pair_sides", "refuse_if_few"]
 
 
 def _index(side: SideValues, where: str) -> dict[str, int]:
@@ -69,6 +69,26 @@ def pair_sides(
         coverage=len(pairs) / denominator if denominator else 0.0,
     )
     return pairs, counts
+
+
+def new_failures(base: SideValues, new: SideValues) -> list[str]:
+    """``"item ID: why"`` for each item that failed in the new run but not in the baseline.
+
+    A failure of the new run is never a paired improvement: the gate fails on these
+    (see ``gate_runs``), whatever the change of the items that paired.
+    """
+    ib = {key: i for i, key in enumerate(base.ids)}
+    out = []
+    for j, key in enumerate(new.ids):
+        i = ib.get(key)
+        if i is None or not new.failed[j] or math.isfinite(new.value[j]):
+            continue
+        if base.failed[i] and not math.isfinite(base.value[i]):
+            continue
+        why = new.why[j] if j < len(new.why) else None
+        if why is not None:  # None: the new run never graded it (coverage counts that)
+            out.append(f"item {key!r}: {why}")
+    return out
 
 
 def refuse_if_few(counts: PairCounts, min_pairs: int, min_coverage: float) -> None:

@@ -81,7 +81,9 @@ class GateResult(BaseModel):
     """The change of a metric between two runs, and whether it is a significant drop.
 
     The run is *worse* (``verdict == "fail"``) when the upper end of the interval of
-    the change lies below ``-max_drop``. ``human`` is the prediction-powered estimate
+    the change lies below ``-max_drop``, or when items failed in the new run that the
+    baseline graded (``new_failures`` names them and their errors): a failure of the
+    new run is never a paired improvement. ``human`` is the prediction-powered estimate
     of the change in the human labels' terms, where both runs carry labels.
     """
 
@@ -103,30 +105,55 @@ class GateResult(BaseModel):
     human_note: str | None = None
     criteria: list[CriterionChange]
     counts: PairCounts
+    new_failures: list[str] = []
 
     @property
     def worse(self) -> bool:
-        """True when the new run is worse beyond ``max_drop``."""
+        """True when the new run is worse beyond ``max_drop``, or failed where the base did not."""
         return self.verdict == "fail"
 
     def line(self) -> str:
         """The one line a CI log shows: metric, baseline, new, change with interval, verdict."""
+        if self.new_failures:
+            k = len(self.new_failures)
+            more = f" (and {k - 1} more)" if k > 1 else ""
+            return (
+                f"FAIL {self.metric}: the judge failed on {k} item{'s' if k != 1 else ''} of the "
+                f"new run that the baseline graded; a judge failure is never a score: "
+                f"{self.new_failures[0]}{more}"
+            )
+        return self._change_line()
+
+    def _change_line(self) -> str:
         c = self.change
+        drop = c.high < -self.max_drop
+        verdict = "FAIL" if drop else "PASS"
         head = (
-            f"{self.verdict.upper()} {self.metric}: {_num(self.baseline)} -> {_num(self.new)}, "
+            f"{self.metric}: {_num(self.baseline)} -> {_num(self.new)}, "
             f"change {_num(c.estimate, True)} {_ci(c.low, c.high, self.confidence)}, "
             f"{c.n} paired items; "
         )
-        if self.worse:
-            return head + (
+        if drop:
+            tail = (
                 f"worse beyond max drop {self.max_drop:g} "
                 f"(the interval lies below {_bound(self.max_drop)})"
             )
-        return head + f"not significantly worse beyond max drop {self.max_drop:g}"
+        else:
+            tail = f"not significantly worse beyond max drop {self.max_drop:g}"
+        if self.new_failures:
+            return f"paired items' {head}{tail}"
+        return f"{verdict} {head}{tail}"
 
     def lines(self, top: int = 3) -> list[str]:
         """The CI line, then the pairing, the human-label estimate and the worst criteria."""
-        out = [self.line(), self._pairing()]
+        out = [self.line()]
+        if len(self.new_failures) > 1:
+            out.extend(f"  {f}" for f in self.new_failures[:20])
+            if len(self.new_failures) > 20:
+                out.append(f"  ... {len(self.new_failures) - 20} more")
+        if self.new_failures and math.isfinite(self.change.high):
+            out.append(self._change_line())  # the paired items' change, for the record
+        out.append(self._pairing())
         if self.human is not None:
             h = self.human
             how = (

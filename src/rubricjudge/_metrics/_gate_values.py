@@ -5,7 +5,10 @@ rubric's ``pass_threshold`` (or ``--pass-threshold``) and 0 when not;
 ``criterion:NAME`` is the credit of that criterion (1 MET, 0 UNMET, an option's
 value). An item without a number is either *failed* (no report, the grader raised,
 or the judge failed on what the metric needs: never counted as a verdict) or *N/A*
-(CANNOT_ASSESS, an N/A option, a rubric without that criterion or threshold).
+(CANNOT_ASSESS, an N/A option, a rubric without that criterion or threshold). For
+``mean_score`` and ``pass_rate`` the judge failed on what the metric needs when it
+failed on any criterion that carries weight (``_scoring.complete_score``): a partial
+score, or a score a run recorded before that rule, is not used.
 
 The same is read from the dataset's human labels where a run directory has them,
 for the prediction-powered estimate of the change.
@@ -22,7 +25,7 @@ import numpy as np
 
 from .._errors import ConfigError, VerdictError
 from .._model._reports import CriterionReport, EvaluationReport
-from .._model._scoring import leaf_reports
+from .._model._scoring import complete_score, failure_reason, leaf_reports
 from .._model._verdicts import parse_verdict
 from ._compute import human_score
 from ._tables import FloatArray
@@ -74,6 +77,8 @@ class SideValues:
     value: FloatArray
     failed: np.ndarray
     human: FloatArray
+    # per failed item, what failed (None: never graded, or not failed)
+    why: list[str | None] = field(default_factory=list)
     criteria: dict[str, FloatArray] = field(default_factory=dict)
     keys_seen: set[str] = field(default_factory=set)
     carries_pass: bool = False
@@ -110,11 +115,35 @@ def _judged(
         return cr.score_value, False
     if report.score is None:
         return None, _score_failed(report)
+    if complete_score(report) is None:  # the judge failed on a weighted criterion
+        return None, True
     if metric.kind == "mean_score":
         return report.score, False
     if threshold is not None:
         return float(report.score >= threshold), False
     return (None if report.passed is None else float(report.passed)), False
+
+
+def _why(
+    run: Any,
+    i: int,
+    report: EvaluationReport | None,
+    leaves: dict[str, CriterionReport],
+    metric: GateMetric,
+) -> str | None:
+    """What failed on item ``i``: the grader's error, or the judge's on the metric.
+
+    None for an item the run never graded (no report and no error): it is missing,
+    not a failure of its judge.
+    """
+    if report is None:
+        errors = getattr(run, "errors", None) or []
+        return errors[i] if i < len(errors) else None
+    if metric.kind == "criterion":
+        cr = leaves.get(metric.key or "")
+        if cr is not None and cr.error is not None:
+            return f"criterion {metric.key!r}: {cr.error}"
+    return failure_reason(report) or report.error or "the judge failed"
 
 
 def _truth_of(truth: Any, pos: int, key: str) -> Any:
@@ -172,6 +201,7 @@ def side_values(
         value=np.full(n, np.nan),
         failed=np.zeros(n, dtype=bool),
         human=np.full(n, np.nan),
+        why=[None] * n,
         labelled=has_labels(run),
     )
     if progress is not None:
@@ -187,6 +217,8 @@ def side_values(
         if value is not None:
             out.value[i] = value
         out.failed[i] = failed
+        if failed:
+            out.why[i] = _why(run, i, report, leaves, metric)
         if with_human:
             human = _human(run.item_rubric(i), run.ground_truth(i), metric, pass_threshold)
             if human is not None:

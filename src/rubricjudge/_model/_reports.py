@@ -376,7 +376,9 @@ class EvaluationReport(BaseModel):
     (OpenRubricRL's ``overall_score``, never rounded: rewards use it) and
     ``scaled_score`` is the same rounded to a whole number on a discrete scale (for
     display); ``passed`` compares the score with ``pass_threshold``, when the
-    rubric has those.
+    rubric has those. When the judge failed on a criterion that carries weight,
+    ``score`` is None and ``error`` says why, unless the grader opted in to
+    ``judge_failure="partial"``: then ``score`` is a floor and ``partial`` is True.
     With hybrid metrics, ``score`` is the combined score, ``llm_score`` the judges'
     score before combining and ``metrics`` each metric's result (see ``_hybrid``).
     """
@@ -397,6 +399,10 @@ class EvaluationReport(BaseModel):
     overall_score: float | None = None
     scaled_score: float | None = None
     passed: bool | None = None
+    # True when the judge failed on a weighted criterion and the grader's
+    # judge_failure="partial" scored the floor over the decided criteria (see _scoring);
+    # None otherwise, so reports without it read and write as before
+    partial: bool | None = None
     length_penalty: float | None = None
     id: str | None = None
     judge_calls: int = 0

@@ -28,6 +28,25 @@ autorubric, ``rubric`` on Python 3.11 and PaperBench do, to match their results 
 last bit.
 Verdict values are parsed into reports in ``_verdicts`` (re-exported here).
 
+**A judge failure is not CANNOT_ASSESS.** A criterion whose judge failed (``error``
+set) and for which no fallback verdict stood in (``default_fallback_verdicts``) is
+*undecided*. When an undecided criterion carries weight (its weight, and every parent's
+above it, is not 0), the item has no score under the default ``judge_failure="no_score"``:
+``score`` is None, ``error`` names the failed criteria and the report counts as failed
+everywhere (grade, evaluate, rewards, the gate, the pytest plugin), as :func:`finalize`
+and :func:`judge_failures` decide. CANNOT_ASSESS verdicts a judge did give are priced by
+the :class:`CannotAssessStrategy` as before.
+
+``judge_failure="partial"`` opts in to a floor instead: every undecided criterion counts
+at its worst for the sign of its weight (a criterion that earns credit earns none, a
+penalty is charged, a multi-choice criterion takes its worst option; under a parent the
+sign is the product of the weights' signs down the path), and the report is flagged
+``partial=True``. Whatever the judge would have answered on the undecided criteria,
+the complete score would not be lower, so a partial score is never above what the
+decided criteria allow. Skipping the undecided criteria instead would not be a bound:
+a rubric whose credit-carrying criteria all failed and whose penalty was answered
+UNMET would score 1.0. Rewards and the gate never use a partial score.
+
 ``ScoringPolicy(compat="dataknobs")`` (:meth:`ScoringPolicy.dataknobs`) swaps these
 rules for the dataknobs executor's, which score a failure as 0 and do not clamp
 (``_scoring_dataknobs``); it is opt-in, for matching results made with dataknobs.
@@ -49,12 +68,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_POLICY",
+    "JUDGE_FAILURE_CHOICES",
     "CannotAssessStrategy",
     "Compat",
+    "JudgeFailurePolicy",
     "ScoreResult",
     "ScoringPolicy",
     "assemble_reports",
+    "complete_score",
+    "failure_reason",
     "finalize",
+    "judge_failures",
     "leaf_reports",
     "on_scale",
     "parse_verdict",
@@ -62,6 +86,8 @@ __all__ = [
     "reports_from_verdicts",
     "score_reports",
     "section_scores",
+    "under_the_rule",
+    "weighted_leaves",
 ]
 
 
@@ -91,6 +117,11 @@ class CannotAssessStrategy(StrEnum):
 Compat = Literal["rubricjudge", "autorubric", "dataknobs"]
 COMPAT_CHOICES: tuple[Compat, ...] = ("rubricjudge", "autorubric", "dataknobs")
 
+JudgeFailurePolicy = Literal["no_score", "partial"]
+"""What an item whose judge failed on a weighted criterion scores (see the module docstring):
+``"no_score"`` (the default) none, ``"partial"`` the floor over the decided criteria."""
+JUDGE_FAILURE_CHOICES: tuple[JudgeFailurePolicy, ...] = ("no_score", "partial")
+
 
 @dataclass(frozen=True)
 class ScoringPolicy:
@@ -108,12 +139,18 @@ class ScoringPolicy:
     ``compat="autorubric"`` keeps rubricjudge's rules but adds the weighted terms in
     rubric order, as autorubric's ``score_reports`` does, instead of exactly rounded:
     the two can differ in the last bit, and a PaperBench tree then matches its scores.
+
+    ``judge_failure`` is what an item gets when its judge failed on a criterion that
+    carries weight: ``"no_score"`` (the default; the item is failed) or ``"partial"``
+    (the floor over the decided criteria, flagged ``partial``). A judge failure is
+    never priced by ``cannot_assess``: that prices CANNOT_ASSESS verdicts a judge gave.
     """
 
     cannot_assess: CannotAssessStrategy = CannotAssessStrategy.SKIP
     partial_credit: float = 0.5
     normalize: bool = True
     compat: Compat = "rubricjudge"
+    judge_failure: JudgeFailurePolicy = "no_score"
 
     @classmethod
     def dataknobs(cls, *, normalize: bool = True) -> ScoringPolicy:
@@ -148,6 +185,11 @@ class ScoringPolicy:
         if self.compat not in COMPAT_CHOICES:
             choices = ", ".join(repr(c) for c in COMPAT_CHOICES)
             raise ValueError(f"compat {self.compat!r} is unknown; use one of {choices}")
+        if self.judge_failure not in JUDGE_FAILURE_CHOICES:
+            choices = ", ".join(repr(c) for c in JUDGE_FAILURE_CHOICES)
+            raise ValueError(
+                f"judge_failure {self.judge_failure!r} is unknown; use one of {choices}"
+            )
         if not isinstance(self.cannot_assess, CannotAssessStrategy):
             try:
                 strategy = CannotAssessStrategy(self.cannot_assess)
@@ -291,6 +333,78 @@ def score_reports(
     return ScoreResult(score=final, raw_score=raw, cannot_assess_count=ca)
 
 
+def _undecided(report: CriterionReport) -> bool:
+    """A leaf whose judge failed and for which no fallback verdict stood in."""
+    return (
+        report.error is not None
+        and report.selection is None
+        and report.scale_score is None
+        and report.turn_credit is None
+        and report.verdict in (None, CriterionVerdict.CANNOT_ASSESS)
+    )
+
+
+def judge_failures(reports: Iterable[CriterionReport]) -> list[CriterionReport]:
+    """The leaves whose judge failed, undecided, on a criterion that carries weight.
+
+    A leaf carries weight when its weight and every parent's above it are not 0: only
+    those can move the score. A leaf that a fallback verdict stood in for is decided.
+    This is the rule every consumer applies (see the module docstring).
+    """
+    out: list[CriterionReport] = []
+    for r in reports:
+        if r.criterion.weight == 0:
+            continue
+        if r.children:
+            out.extend(judge_failures(r.children))
+        elif _undecided(r):
+            out.append(r)
+    return out
+
+
+def _worst(report: CriterionReport, sign: float) -> CriterionReport:
+    """``report`` decided at its worst for ``sign`` (the product of the weights' signs)."""
+    from ._reports import OptionSelection
+
+    criterion = report.criterion
+    if criterion.is_multi_choice:
+        opts = criterion.options or []
+        scored = [i for i, o in enumerate(opts) if not o.na]
+        # the least credit where credit helps, the most where it is charged
+        pick = min(scored, key=lambda i: (sign * opts[i].value, i))
+        opt = opts[pick]
+        selection = OptionSelection(index=pick, label=opt.label, value=opt.value)
+        return report.model_copy(update={"selection": selection})
+    verdict = CriterionVerdict.UNMET if sign > 0 else CriterionVerdict.MET
+    return report.model_copy(update={"verdict": verdict})
+
+
+def _at_worst(reports: Sequence[CriterionReport], sign: float = 1.0) -> list[CriterionReport]:
+    """The report tree with every weighted undecided leaf at its worst (``partial``)."""
+    out = []
+    for r in reports:
+        w = r.criterion.weight
+        here = sign * (1.0 if w >= 0 else -1.0)
+        if w == 0:
+            out.append(r)
+        elif r.children:
+            out.append(r.model_copy(update={"children": _at_worst(r.children, here)}))
+        elif _undecided(r):
+            out.append(_worst(r, here))
+        else:
+            out.append(r)
+    return out
+
+
+def _failure_message(failed: Sequence[CriterionReport], leaves: int) -> str:
+    first = failed[0]
+    name = first.criterion.key or first.criterion.requirement[:60]
+    return (
+        f"the judge failed on {len(failed)} of {leaves} criteria that carry weight, so the "
+        f"item has no score (a judge failure is not a verdict); first: {name!r}: {first.error}"
+    )
+
+
 def finalize(
     rubric: Rubric,
     reports: list[CriterionReport],
@@ -299,9 +413,12 @@ def finalize(
 ) -> EvaluationReport:
     """Score reports into an :class:`EvaluationReport` (scale, pass and errors included).
 
-    When every leaf failed with a judge error and no fallback verdict stood in for
-    it, nothing was graded: ``score`` is None. With ``default_fallback_verdicts`` the
-    fallback verdicts score, as the seed ``rubric`` package's fallbacks do.
+    When the judge failed on a criterion that carries weight and no fallback verdict
+    stood in for it (:func:`judge_failures`), the item has no score: ``score`` is None
+    and ``error`` names the failure; under ``policy.judge_failure="partial"`` it gets
+    the floor over the decided criteria instead, flagged ``partial`` (``passed`` is
+    True when even the floor passes, else None). With ``default_fallback_verdicts``
+    the fallback verdicts score, as the seed ``rubric`` package's fallbacks do.
     """
     from ._reports import EvaluationReport, TokenUsage
 
@@ -312,14 +429,9 @@ def finalize(
     cost = None if any(c is None for c in costs) or not costs else sum(c or 0.0 for c in costs)
     fields.setdefault("token_usage", usage)
     fields.setdefault("completion_cost", cost)
-    unanswered = [
-        r
-        for r in errors
-        if r.selection is None
-        and r.scale_score is None
-        and r.verdict in (None, CriterionVerdict.CANNOT_ASSESS)
-    ]
-    # fallback verdicts still score; dataknobs scores a rubric where all failed 0.0
+    unanswered = [r for r in errors if _undecided(r)]
+    failed = judge_failures(reports) if policy.compat != "dataknobs" else []
+    # fallback verdicts still score; dataknobs scores a failure 0 (its executor's rule)
     if leaves and len(unanswered) == len(leaves) and policy.compat != "dataknobs":
         return EvaluationReport(
             score=None,
@@ -328,11 +440,28 @@ def finalize(
             error_count=len(errors),
             **fields,
         )
-    result = score_reports(reports, policy, all_negative=rubric.is_all_negative)
-    unit = result.score if policy.normalize else _unit(reports, policy, rubric)
+    if failed and policy.judge_failure == "no_score":
+        weighted = sum(1 for _ in weighted_leaves(reports))
+        return EvaluationReport(
+            score=None,
+            report=reports,
+            cannot_assess_count=sum(
+                1 for r in leaves if r.verdict is CriterionVerdict.CANNOT_ASSESS and not r.is_error
+            ),
+            error=_failure_message(failed, weighted),
+            error_count=len(errors),
+            **fields,
+        )
+    scored = _at_worst(reports) if failed else reports
+    result = score_reports(scored, policy, all_negative=rubric.is_all_negative)
+    unit = result.score if policy.normalize else _unit(scored, policy, rubric)
     passed = None
     if rubric.pass_threshold is not None and unit is not None:
         passed = unit >= rubric.pass_threshold
+        if failed and not passed:  # a floor below the threshold does not say it failed
+            passed = None
+    if failed:
+        fields["partial"] = True
     return EvaluationReport(
         score=result.score,
         raw_score=result.raw_score,
@@ -343,6 +472,66 @@ def finalize(
         **on_scale(rubric.scale, unit),
         **fields,
     )
+
+
+def weighted_leaves(reports: Iterable[CriterionReport]) -> Iterator[CriterionReport]:
+    """The leaves that carry weight (theirs and every parent's not 0), in rubric order."""
+    for r in reports:
+        if r.criterion.weight == 0:
+            continue
+        if r.children:
+            yield from weighted_leaves(r.children)
+        else:
+            yield r
+
+
+def failure_reason(report: EvaluationReport) -> str | None:
+    """Why the report has no complete score (see :func:`complete_score`), else None."""
+    if report.score is not None and complete_score(report) is not None:
+        return None
+    if report.error is not None:
+        return report.error
+    failed = judge_failures(report.report or [])
+    if failed:
+        return _failure_message(failed, sum(1 for _ in weighted_leaves(report.report or [])))
+    return "no score"
+
+
+def under_the_rule(report: EvaluationReport) -> EvaluationReport:
+    """A stored report read under the failure rule (for runs graded before it).
+
+    A report that carries a score beside a judge failure on a weighted criterion, and
+    is not a ``partial`` floor someone opted in to, loses that score: ``score``,
+    ``passed`` and the scale fields become None and ``error`` says why. Any other
+    report is returned as it is.
+    """
+    if report.score is None or report.partial or not report.report:
+        return report
+    failed = judge_failures(report.report)
+    if not failed:
+        return report
+    weighted = sum(1 for _ in weighted_leaves(report.report))
+    return report.model_copy(
+        update={
+            "score": None,
+            "raw_score": None,
+            "passed": None,
+            "overall_score": None,
+            "scaled_score": None,
+            "error": report.error or _failure_message(failed, weighted),
+        }
+    )
+
+
+def complete_score(report: EvaluationReport) -> float | None:
+    """The report's score when every weighted criterion was decided, else None.
+
+    A ``partial`` score (see the module docstring) is a floor, not a score a reward
+    or a gate may use: they take this instead of ``report.score``.
+    """
+    if report.partial or (report.report is not None and judge_failures(report.report)):
+        return None
+    return report.score
 
 
 def on_scale(scale: Scale | None, unit: float | None) -> dict[str, float | None]:

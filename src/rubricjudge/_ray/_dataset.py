@@ -62,7 +62,9 @@ def report_columns(report: EvaluationReport | None, error: str | None = None) ->
         verdicts[c.key or f"#{i}"] = answer
         if c.error:
             errors.append(f"{c.key or f'#{i}'}: {c.error}")
-    error = report.error or ("; ".join(errors) if errors else None)
+    # each failed criterion by name when there are any (the item's own error, such as
+    # "the judge failed on 1 of 3 criteria", only summarises them)
+    error = "; ".join(errors) if errors else report.error
     return {
         "score": report.score,
         "passed": report.passed,

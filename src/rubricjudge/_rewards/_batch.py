@@ -38,6 +38,7 @@ from .._aio import gather_all
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._rubric import Rubric
+from .._model._scoring import complete_score, failure_reason
 
 __all__ = [
     "DEFAULT_NEUTRAL",
@@ -190,10 +191,11 @@ async def grade_rewards(
             judge_errors[i] = report.error_count
             if keep_reports:
                 reports[i] = report
-            if report.score is None:
-                errors[i] = report.error or "no criterion could be graded"
+            score = complete_score(report)  # no reward from a judge that failed, even partly
+            if score is None:
+                errors[i] = failure_reason(report) or "no criterion could be graded"
             else:
-                scores[i] = report.score
+                scores[i] = score
 
         async def worker() -> None:
             for i in pending:

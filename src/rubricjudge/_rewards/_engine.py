@@ -25,6 +25,7 @@ from typing import Any
 from .._errors import ConfigError, RewardError, RunError, UsageError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+from .._model._scoring import complete_score, failure_reason
 from ._batch import DEFAULT_NEUTRAL, OnFailure, RewardBatch, Rollout, check_policy, grade_rewards
 
 __all__ = ["RewardEngine", "engine"]
@@ -125,12 +126,13 @@ class RewardEngine:
             raise
         except RunError as e:
             return self._fail(f"the rollout could not be scored: {type(e).__name__}: {e}"), None
-        if report.score is None:
-            error = report.error or "no criterion could be graded"
+        score = complete_score(report)  # no reward from a judge that failed, even partly
+        if score is None:
+            error = failure_reason(report) or "no criterion could be graded"
             return self._fail(f"the rollout could not be scored: {error}"), report
         usage = report.token_usage
         result = _result(
-            report.score,
+            score,
             failed=False,
             judge_errors=report.error_count,
             calls=report.judge_calls,

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._errors import ConfigError, ConversationError, RewardError, RunError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+from .._model._scoring import complete_score, failure_reason
 
 if TYPE_CHECKING:
     from .._hybrid._combine import OnMetricError
@@ -228,15 +229,16 @@ class RubricReward:
 
     # -- one completion ------------------------------------------------------------
     def _raw(self, report: EvaluationReport) -> float | None:
-        if report.score is None:
+        score = complete_score(report)  # no reward from a judge that failed, even partly
+        if score is None:
             return None
         if self.rubric.scale is not None:
             # the exact place on the scale, as OpenRubricRL's reward: scaled_score is
             # rounded on a discrete scale and would move the reward by up to half a step
             if report.overall_score is not None:
                 return report.overall_score
-            return self.rubric.scale.position(report.score)
-        return report.score
+            return self.rubric.scale.position(score)
+        return score
 
     def _minmax(self, raw: float) -> float:
         scale = self.rubric.scale
@@ -264,7 +266,7 @@ class RubricReward:
         self.stats.judge_errors += report.error_count
         raw = self._raw(report)
         if raw is None:
-            why = report.error or "no score"
+            why = failure_reason(report) or "no score"
             if "needs a reference" in why:  # the fix for a reward is a column, not an argument
                 why += (
                     f"; give the batch a {self.reference_key!r} column (reference_key=), or "

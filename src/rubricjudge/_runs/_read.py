@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport
+from .._model._scoring import under_the_rule
 from ._engine import DATASET_COPY
 from ._fingerprint import item_key
 from ._progress import Progress
@@ -66,6 +67,9 @@ def read_reports_jsonl(
 ) -> GradedRun:
     """Read the JSONL file of reports that ``rubricjudge grade -o`` writes.
 
+    Reports are read under the failure rule (``_scoring.under_the_rule``): a score a
+    run recorded beside a judge failure, before that rule, is not kept.
+
     An item's id is its report's ``id`` (``grade`` sets it from the input's ``id``,
     else the input line number). ``flag`` (``"--compare "``) prefixes messages;
     ``progress`` counts the lines read (its total grows by their number first).
@@ -87,7 +91,7 @@ def read_reports_jsonl(
             if not line.strip():
                 continue
             try:
-                report = EvaluationReport.model_validate_json(line)
+                report = under_the_rule(EvaluationReport.model_validate_json(line))
             except ValueError as e:
                 raise ConfigError(
                     f"{flag}{path} line {n}: not a report of `rubricjudge grade` ({_why(e)}); "
@@ -149,7 +153,9 @@ def read_run_dir(
         errors[s.index] = s.error
         if s.report_json is not None:
             try:
-                reports[s.index] = EvaluationReport.model_validate_json(s.report_json)
+                reports[s.index] = under_the_rule(
+                    EvaluationReport.model_validate_json(s.report_json)
+                )
             except ValueError as e:
                 raise ConfigError(
                     f"{str(path)!r}: the stored report of item {s.key!r} cannot be read "

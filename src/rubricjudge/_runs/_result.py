@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport
+from .._model._scoring import under_the_rule
 from ._store import DB_NAME, RunStore
 from ._summary import RunSummary, SummaryBuilder
 
@@ -73,7 +74,13 @@ class RunResult:
                     yield None
                     nxt += 1
                 report = item.report_json
-                yield None if report is None else EvaluationReport.model_validate_json(report)
+                # read under the failure rule: a score stored beside a judge failure
+                # before that rule is not kept (``_scoring.under_the_rule``)
+                yield (
+                    None
+                    if report is None
+                    else under_the_rule(EvaluationReport.model_validate_json(report))
+                )
                 nxt = item.index + 1
             while nxt < self.dataset_size:
                 yield None
@@ -112,9 +119,8 @@ class RunResult:
                 if item.status == "failed":
                     builder.add_failure(item.key, item.error or "unknown")
                 elif item.report_json is not None:
-                    builder.add_report(
-                        item.key, EvaluationReport.model_validate_json(item.report_json)
-                    )
+                    report = EvaluationReport.model_validate_json(item.report_json)
+                    builder.add_report(item.key, under_the_rule(report))
             summary = builder.build(store.judgment_rows())
         finally:
             store.close()

@@ -24,6 +24,9 @@ _MAX_EXAMPLES = 5
 class RunSummary(BaseModel):
     """What a run did, in numbers.
 
+    ``items_failed`` counts items whose grading raised; ``items_unscored`` items
+    graded without a score because the judge failed on a criterion that carries
+    weight (``_scoring.finalize``): both are failed items (``evaluate`` exits 1).
     ``judge_calls`` counts judgments actually made (all of them for a stored run,
     across resumes); ``replayed_calls`` those served from the run store in the last
     session; ``cached_calls`` those the last session made that the judge's response
@@ -44,6 +47,7 @@ class RunSummary(BaseModel):
     items_graded: int = 0
     items_failed: int = 0
     items_with_judge_errors: int = 0
+    items_unscored: int = 0
     items_resumed: int = 0
     score_mean: float | None = None
     score_median: float | None = None
@@ -70,6 +74,11 @@ class RunSummary(BaseModel):
             f"items: {self.items_graded}/{self.items_total} graded, {self.items_failed} failed, "
             f"{self.items_with_judge_errors} with judge errors, {self.items_resumed} resumed"
         ]
+        if self.items_unscored:
+            lines.append(
+                f"items without a score: {self.items_unscored} (the judge failed on a criterion "
+                "that carries weight; a judge failure is never a score)"
+            )
         if self.score_mean is not None:
             lines.append(
                 f"score: mean {self.score_mean:.3f}  median {self.score_median:.3f}  "
@@ -148,6 +157,7 @@ class SummaryBuilder:
         self.graded = 0
         self.failed = 0
         self.with_errors = 0
+        self.unscored = 0
         self.resumed = 0
         self.flips = FlipTally()
 
@@ -162,6 +172,8 @@ class SummaryBuilder:
             self.scores.append(report.score)
         if report.error_count or report.error:
             self.with_errors += 1
+        if report.score is None and report.error is not None:
+            self.unscored += 1
         self.flips.add(report)
         for pos, leaf in enumerate(leaf_reports(report.report or [])):
             ck = leaf.key or f"#{pos}"
@@ -205,6 +217,7 @@ class SummaryBuilder:
             items_graded=self.graded,
             items_failed=self.failed,
             items_with_judge_errors=self.with_errors,
+            items_unscored=self.unscored,
             items_resumed=self.resumed,
             score_mean=statistics.fmean(s) if s else None,
             score_median=statistics.median(s) if s else None,

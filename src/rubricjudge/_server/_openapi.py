@@ -100,6 +100,11 @@ def _schemas(max_batch: int) -> dict[str, Any]:
                 "scaled_score": {"type": "number"},
                 "llm_score": {"type": "number"},
                 "passed": {"type": "boolean"},
+                "partial": {
+                    "type": "boolean",
+                    "description": "true when score is the floor over the decided criteria "
+                    "(serve --judge-failure partial): the judge failed on others",
+                },
                 "error": _STR,
                 "error_count": {"type": "integer"},
                 "report": {"type": "array", "items": {"type": "object"}},

@@ -20,6 +20,7 @@ from .._aio import run_sync
 from .._errors import ConfigError, RubricAssertionError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+from .._model._scoring import judge_failures, leaf_reports
 from ._message import failure_message
 
 __all__ = [
@@ -166,7 +167,8 @@ class RubricJudgeSession:
         """Grade ``output`` and raise unless its score is at least ``min_score``.
 
         ``min_score`` defaults to the rubric's ``pass_threshold``. A grade in which
-        the judge failed on any criterion fails too: it decided nothing.
+        the judge failed on a criterion that carries weight fails too, as the scoring
+        layer's rule says (``_scoring.judge_failures``): it decided nothing.
 
         Returns:
             The :class:`~rubricjudge.EvaluationReport`, for further checks.
@@ -188,11 +190,13 @@ class RubricJudgeSession:
         if not (isinstance(threshold, int | float) and math.isfinite(threshold)):
             raise ConfigError(f"min_score {threshold!r} is not a number")
         report = self._grade(loaded, output, query, reference)
-        failed = report.error_count or (report.error is not None)
-        if failed:
-            n = len(report.report or [])
-            what = f"on {report.error_count} of {n} criteria" if report.error_count else "to grade"
-            headline = f"the judge failed {what}; the rubric assertion decided nothing"
+        # the scoring layer's rule: a judge failure on a weighted criterion leaves no score
+        failed = judge_failures(report.report or [])
+        if failed or report.error is not None:
+            n = sum(1 for _ in leaf_reports(report.report or []))
+            what = f"on {len(failed)} of {n} criteria" if failed else "to grade"
+            first = f" (first: {failed[0].criterion.key}: {failed[0].error})" if failed else ""
+            headline = f"the judge failed {what}; the rubric assertion decided nothing{first}"
         elif report.score is None:
             headline = "no score: nothing could be graded (every criterion was N/A)"
         elif report.score < threshold:
