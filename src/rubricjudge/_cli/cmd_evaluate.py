@@ -50,6 +50,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument(
+        "-o",
+        "--output",
+        help="also write every item's report here, one JSON line each, as `grade -o` does "
+        "(an item that failed is a line with its id, score null and the error)",
+    )
+    p.add_argument(
         "--dry-run",
         action="store_true",
         help="count calls, tokens and cost (and the --batch-api saving); call nothing",
@@ -134,6 +140,29 @@ def _ray_executor(args: argparse.Namespace) -> Any:
     )
 
 
+def _write_reports(result: Any, path: str) -> None:
+    """Write the run's reports to ``path`` as ``grade -o`` does (the id first)."""
+    from .._model._reports import EvaluationReport
+    from .._outfile import OutputFile
+
+    outcomes = {o.index: o for o in result.outcomes}
+    target = OutputFile(path, flag="-o")
+    try:
+        for index, report in enumerate(result.iter_reports()):
+            outcome = outcomes.get(index)
+            if outcome is None:
+                continue  # past --max-items, or never graded
+            if report is None:
+                report = EvaluationReport(error=outcome.error or "not graded")
+            data = report.to_jsonable()
+            data.pop("id", None)
+            line = {"id": outcome.key, **data}
+            target.stream.write(json.dumps(line, ensure_ascii=False) + "\n")
+        target.commit()
+    finally:
+        target.discard()
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge evaluate``."""
     from .._runs import evaluate_sync
@@ -171,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.close()
+    if args.output:
+        _write_reports(result, args.output)
     if args.json:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2))
     else:
