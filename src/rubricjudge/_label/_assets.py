@@ -161,8 +161,12 @@ JS = r"""
     const c = d.calibration;
     const el = $("calib");
     if (c.needed <= 0) {
-      el.textContent = "calibration: enough labels (" + c.about + ")";
-      el.className = "ready";
+      const short = (c.short || []).map(function (g) {
+        return g.about + " need " + g.needed + " more (calibrate skips them until then)";
+      });
+      el.textContent = "calibration: enough labels for " + c.about +
+        (short.length ? "; " + short.join("; ") : "");
+      el.className = short.length ? "" : "ready";
     } else {
       const counts = Object.keys(c.counts).map(function (k) { return c.counts[k] + " " + k; });
       el.textContent = "calibration needs " + c.needed + " more label" +
