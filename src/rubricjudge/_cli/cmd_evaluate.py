@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,13 @@ from .._errors import ConfigError
 from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
-from ._grader_args import add_conversation_args, build_grader, dry_run, grader_spec
+from ._grader_args import (
+    add_conversation_args,
+    build_grader,
+    dry_run,
+    grader_spec,
+    uncalibrated_note,
+)
 from ._repeat_args import add_repeat_args
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
 
@@ -179,6 +186,9 @@ def run(args: argparse.Namespace) -> int:
     batch = None if args.dry_run else batch_options(args)
     dataset = load_dataset_arg(args.dataset)
     grader = build_grader(args)
+    note = uncalibrated_note(args, args.dataset)
+    if note:
+        print(note, file=sys.stderr)
     if args.dry_run:
         return _dry_run(args, dataset, grader)
     if batch is not None and args.executor == "ray":

@@ -28,7 +28,13 @@ from .._outfile import OutputFile
 from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
-from ._grader_args import add_conversation_args, build_grader, dry_run, judge_names
+from ._grader_args import (
+    add_conversation_args,
+    build_grader,
+    dry_run,
+    judge_names,
+    uncalibrated_note,
+)
 from ._repeat_args import add_repeat_args
 from ._trust_args import (
     BASE_URL_HELP,
@@ -271,6 +277,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.dry_run:
             batch_options(args)  # refuses a missing --run-dir before any input is read
     source = _Source(args)
+    note = uncalibrated_note(args)
+    if note:
+        print(note, file=sys.stderr)
     if args.dry_run:
         work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
         return dry_run(args, grader, work)
