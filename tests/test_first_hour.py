@@ -55,3 +55,31 @@ def test_no_note_with_a_calibration(rubric: Path, capsys: pytest.CaptureFixture[
     assert uncalibrated_note(args) is None
     args = build_parser().parse_args(["grade", str(rubric), "--judges", "local", "fake"])
     assert uncalibrated_note(args) is not None
+
+
+def test_pairwise_that_only_ties_says_so_and_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pairwise_helpers import RUBRIC_YAML, write_pairs
+
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(RUBRIC_YAML)
+    rows = [
+        {"id": f"p{i}", "submission_a": "Paris.", "submission_b": "Lyon."} for i in range(3)
+    ]
+    pairs = write_pairs(tmp_path / "p.jsonl", rows)
+    # the fake judge names the first answer shown in both orders: every pair is a tie
+    assert main(["grade", str(rubric), str(pairs), "--pairwise", "--judge", "fake"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: every one of the 3 compared pairs is a tie" in err
+    assert "Grade each answer on its own instead" in err
+
+
+def test_the_local_judge_s_ties_are_named_from_the_first_pair() -> None:
+    from rubricjudge._cli._grade_compare import ties_warning
+
+    said = ties_warning(["local"], 1, {"tie": 1})
+    assert said is not None and "the local judge cannot compare" in said
+    assert ties_warning(["fake"], 2, {"tie": 2}) is None  # two ties can be the truth
+    assert ties_warning(["local"], 2, {"tie": 1, "a": 1}) is None
+    assert ties_warning(["local"], 0, {}) is None
