@@ -83,3 +83,23 @@ def test_the_local_judge_s_ties_are_named_from_the_first_pair() -> None:
     assert ties_warning(["fake"], 2, {"tie": 2}) is None  # two ties can be the truth
     assert ties_warning(["local"], 2, {"tie": 1, "a": 1}) is None
     assert ties_warning(["local"], 0, {}) is None
+
+
+def test_the_pass_rate_interval_stays_within_0_and_1() -> None:
+    import numpy as np
+
+    from rubricjudge._metrics._estimates import estimates, wilson
+
+    judged = np.array([0.9, 0.9] + [0.1] * 8)
+    human = np.array([0.9, 0.1, 0.1, 0.1] + [np.nan] * 6)
+    out = estimates(human, judged, np.full(10, 0.5), 0.95)
+    for kind, e in out["pass_rate"].items():
+        assert 0.0 <= e.low <= e.estimate <= e.high <= 1.0, kind
+    naive = out["pass_rate"]["naive"]
+    assert naive.estimate == 0.2 and naive.low > 0.0 and "Wilson" in naive.method
+    # a normal interval gave 0.2 +- 0.25 here: below 0
+    assert naive.low == pytest.approx(wilson(2, 10, 0.95)[0])
+    assert wilson(2, 10, 0.95) == pytest.approx((0.0567, 0.5098), abs=1e-4)
+    assert wilson(0, 5, 0.95)[0] == 0.0 and wilson(5, 5, 0.95)[1] == 1.0
+    # the mean score keeps its own interval
+    assert "Wilson" not in out["mean_score"]["naive"].method
