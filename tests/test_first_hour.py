@@ -103,3 +103,39 @@ def test_the_pass_rate_interval_stays_within_0_and_1() -> None:
     assert wilson(0, 5, 0.95)[0] == 0.0 and wilson(5, 5, 0.95)[1] == 1.0
     # the mean score keeps its own interval
     assert "Wilson" not in out["mean_score"]["naive"].method
+
+
+def test_gate_reads_both_runs_labels_from_dataset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from test_calibrate_cli import labelled
+
+    data = labelled(tmp_path, n=12)
+    blank = tmp_path / "blank.json"
+    raw = json.loads(data.read_text())
+    for item in raw["items"]:
+        item.pop("ground_truth")
+    blank.write_text(json.dumps(raw))
+    base, new = tmp_path / "base", tmp_path / "new"
+    # the baseline ran before anyone labelled: its copy of the dataset has no labels
+    assert main(["evaluate", str(blank), "--judge", "fake", "--run-dir", str(base)]) == 0
+    assert main(["evaluate", str(data), "--judge", "fake", "--run-dir", str(new)]) == 0
+    capsys.readouterr()
+    assert main(["gate", str(base), str(new)]) == 0
+    assert "only the new run has human labels" in capsys.readouterr().out
+    assert main(["gate", str(base), str(new), "--dataset", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert "human labels: " in out and "only the" not in out
+    assert "every one of the 12 items labelled in both runs" in out
+
+    other = tmp_path / "other.json"
+    raw["items"][0]["submission"] += " (edited)"
+    other.write_text(json.dumps(raw))
+    assert main(["gate", str(base), str(new), "--dataset", str(other)]) == 2
+    assert "--dataset differs from the one BASELINE" in capsys.readouterr().err
+    jsonl = tmp_path / "g.jsonl"
+    jsonl.write_text("")
+    assert main(["gate", str(jsonl), str(new), "--dataset", str(data)]) == 2
+    assert "--dataset applies to run directories" in capsys.readouterr().err
