@@ -139,3 +139,37 @@ def test_gate_reads_both_runs_labels_from_dataset(
     jsonl.write_text("")
     assert main(["gate", str(jsonl), str(new), "--dataset", str(data)]) == 2
     assert "--dataset applies to run directories" in capsys.readouterr().err
+
+
+async def test_without_a_terminal_a_plain_progress_line_comes_every_few_seconds() -> None:
+    import asyncio
+    import io
+
+    from rubricjudge._runs._progress import PLAIN_EVERY, Progress, ticking
+
+    assert PLAIN_EVERY == 10.0
+    log = io.StringIO()
+    bar = Progress(40, plain=log, every=0.05)
+    bar.watch(lambda: (96, 1))
+    async with ticking(bar):
+        bar.advance(count=12)
+        await asyncio.sleep(0.18)
+    lines = log.getvalue().splitlines()
+    assert 2 <= len(lines) <= 4
+    assert lines[0].startswith("progress: 12/40 items, judgments=96 errors=1, ")
+    assert lines[0].endswith("s elapsed")
+
+
+def test_make_progress_chooses_plain_lines_when_stderr_is_no_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+    import sys
+
+    from rubricjudge._runs._progress import make_progress
+
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    bar = make_progress(None, 3)
+    assert bar._plain is log and bar._bar is None
+    assert make_progress(False, 3)._plain is None  # asked for nothing: nothing
