@@ -173,3 +173,25 @@ def test_make_progress_chooses_plain_lines_when_stderr_is_no_terminal(
     bar = make_progress(None, 3)
     assert bar._plain is log and bar._bar is None
     assert make_progress(False, 3)._plain is None  # asked for nothing: nothing
+
+
+def test_the_label_page_says_which_answer_the_reason_was_written_for() -> None:
+    from rubricjudge import Criterion, CriterionVerdict
+    from rubricjudge._label._judged import _judged
+    from rubricjudge.reports import CalibrationRecord, CriterionReport
+
+    met, unmet = CriterionVerdict.MET, CriterionVerdict.UNMET
+    changed = CriterionReport(
+        criterion=Criterion(name="c", weight=1, requirement="States A"),
+        verdict=unmet,
+        reason="It never states A.",
+        probabilities={"MET": 0.62, "UNMET": 0.38},
+        confidence=0.62,
+        calibration=CalibrationRecord(raw_verdict=met, p_calibrated=0.3, changed=True),
+    )
+    got = _judged(changed).to_data()
+    # the judge's own answer (what the order asks about), and the one the reason is about
+    assert got["answer"] == "MET" and got["final"] == "UNMET"
+    assert got["reason"] == "It never states A."
+    kept = changed.model_copy(update={"verdict": met, "calibration": None})
+    assert _judged(kept).to_data()["final"] is None

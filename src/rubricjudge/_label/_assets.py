@@ -242,7 +242,11 @@ JS = r"""
       el.className = "judge";
       if (j) {
         const conf = j.confidence === null ? "" : " (confidence " + j.confidence.toFixed(2) + ")";
-        el.textContent = "judge: " + j.answer + conf + (j.reason ? " — " + j.reason : "");
+        // a reason is written for the answer that counted: shown beside that one
+        const why = j.reason ? " — " + j.reason : "";
+        el.textContent = "judge: " + j.answer + conf +
+          (j.final ? "; counted as " + j.final + " after calibration or the evidence check" + why
+            : why);
         if (mine !== undefined) el.classList.add(mine === j.answer ? "agree" : "differ");
       } else {
         el.textContent = "";
