@@ -64,9 +64,7 @@ def test_pairwise_that_only_ties_says_so_and_what_to_do(
 
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(RUBRIC_YAML)
-    rows = [
-        {"id": f"p{i}", "submission_a": "Paris.", "submission_b": "Lyon."} for i in range(3)
-    ]
+    rows = [{"id": f"p{i}", "submission_a": "Paris.", "submission_b": "Lyon."} for i in range(3)]
     pairs = write_pairs(tmp_path / "p.jsonl", rows)
     # the fake judge names the first answer shown in both orders: every pair is a tie
     assert main(["grade", str(rubric), str(pairs), "--pairwise", "--judge", "fake"]) == 0
@@ -195,3 +193,31 @@ def test_the_label_page_says_which_answer_the_reason_was_written_for() -> None:
     assert got["reason"] == "It never states A."
     kept = changed.model_copy(update={"verdict": met, "calibration": None})
     assert _judged(kept).to_data()["final"] is None
+
+
+def test_create_template_writes_the_native_format_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rubricjudge import Rubric
+
+    out = tmp_path / "t.yaml"
+    assert main(["create-template", "demo", "--format", "native", "-o", str(out)]) == 0
+    assert "native template" in capsys.readouterr().err
+    assert out.read_text().startswith("format: rubricjudge/1\n")
+    rubric = Rubric.from_file(out)
+    weights = [c.weight for c in rubric.criteria]
+    assert len(weights) == 4 and min(weights) < 0  # a penalty among them
+    assert main(["validate", str(out)]) == 0
+    assert "(native, 4 criteria)" in capsys.readouterr().out
+    assert main(["create-template", "demo", "--format", "native", "--scale-max", "5"]) == 1
+    assert "apply to --format openrubricrl" in capsys.readouterr().err
+    assert main(["create-template", "demo"]) == 0  # OpenRubricRL stays the default
+    assert "scale:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["grade", "evaluate"])
+def test_grader_has_a_help_line(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "per-criterion: one question per criterion" in text and "holistic: one" in text
