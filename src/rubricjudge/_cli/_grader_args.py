@@ -13,6 +13,7 @@ from ._repeat_args import repeat_options
 from ._trust_args import base_url_option, cache_options, cascade_estimate, trust_options
 
 __all__ = [
+    "GRADER_HELP",
     "add_conversation_args",
     "build_grader",
     "conversation_options",
@@ -21,6 +22,12 @@ __all__ = [
     "judge_names",
     "uncalibrated_note",
 ]
+
+
+GRADER_HELP = (
+    "per-criterion: one question per criterion (default; the trust options apply); "
+    "one-shot: every criterion in one call; holistic: one overall score (docs/graders.md)"
+)
 
 
 def add_conversation_args(p: argparse.ArgumentParser) -> None:

@@ -19,6 +19,7 @@ from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
 from ._grader_args import (
+    GRADER_HELP,
     add_conversation_args,
     build_grader,
     dry_run,
@@ -43,7 +44,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--judge", help="judge spec (default: local)")
     p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
     p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
-    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion")
+    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion", help=GRADER_HELP)
     p.add_argument("--run-dir", help="directory of the run store (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     p.add_argument(

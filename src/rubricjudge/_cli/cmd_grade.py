@@ -29,6 +29,7 @@ from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
 from ._grader_args import (
+    GRADER_HELP,
     add_conversation_args,
     build_grader,
     dry_run,
@@ -76,7 +77,7 @@ def register(subparsers: Any) -> None:
         help="an ensemble: specs separated by commas or spaces; SPEC=WEIGHT sets a vote "
         "weight (votes are weighted; a criterion's own aggregation still wins)",
     )
-    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion")
+    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion", help=GRADER_HELP)
     p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
     p.add_argument(
         "--run-dir",
