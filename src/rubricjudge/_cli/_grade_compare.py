@@ -270,8 +270,10 @@ def ties_warning(judges: list[str], compared: int, preferred: dict[str, int]) ->
     local = any(j == "local" or j.startswith("local/") for j in judges)
     if not compared or preferred.get("tie", 0) != compared or (compared < 3 and not local):
         return None
-    who = "the local judge cannot compare two answers in one prompt" if local else (
-        "the judge did not separate any pair"
+    who = (
+        "the local judge cannot compare two answers in one prompt"
+        if local
+        else "the judge did not separate any pair"
     )
     return (
         f"warning: every one of the {compared} compared pairs is a tie: {who}. Grade each "
