@@ -156,3 +156,21 @@ def test_grade_leaves_the_table_out_of_a_large_run(
     )
     assert main(["grade", str(rubric), str(many), "--judge", "fake"]) == 0
     assert "items (id, score" not in capsys.readouterr().err
+
+
+def test_the_probability_is_that_of_the_verdict_given() -> None:
+    from rubricjudge import Criterion, CriterionVerdict
+    from rubricjudge._runs._export import report_rows
+    from rubricjudge.reports import CalibrationRecord, CriterionReport, EvaluationReport
+
+    crit = Criterion(name="c", weight=1, requirement="States A")
+    calibrated = CriterionReport(
+        criterion=crit,
+        verdict=CriterionVerdict.UNMET,
+        confidence=0.62,
+        calibration=CalibrationRecord(raw_verdict=CriterionVerdict.MET, p_calibrated=0.3),
+    )
+    own = CriterionReport(criterion=crit, verdict=CriterionVerdict.MET, confidence=0.8)
+    report = EvaluationReport(score=0.5, report=[calibrated, own])
+    rows = report_rows("x", report)
+    assert [r["probability"] for r in rows] == [pytest.approx(0.7), 0.8]

@@ -2,9 +2,9 @@
 
 A row holds the item's id, the criterion's name, its verdict (``MET``, ``UNMET``,
 ``CANNOT_ASSESS``, a multi-choice option's label or a number on the criterion's
-scale), the probability behind it, the judge's reason and the error when the
-judge failed. An item without a report (it failed, or was not graded yet) is one
-row with an empty criterion and its error.
+scale), how likely that verdict is (calibrated when a calibration was used), the
+judge's reason and the error when the judge failed. An item without a report (it
+failed, or was not graded yet) is one row with an empty criterion and its error.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._model._reports import CriterionReport, EvaluationReport
+from .._model._rubric import CriterionVerdict
 from ._read import GradedRun, read_graded
 
 __all__ = ["EXPORT_COLUMNS", "export_rows", "load_run", "write_rows"]
@@ -55,9 +56,14 @@ def _verdict(c: CriterionReport) -> str | float | None:
 
 
 def _probability(c: CriterionReport) -> float | None:
-    """The calibrated probability when calibrated, else the judge's own for the verdict."""
-    if c.calibration is not None and c.calibration.p_calibrated is not None:
-        return c.calibration.p_calibrated
+    """How likely the verdict given is: calibrated when calibrated, else the judge's own."""
+    cal = c.calibration
+    if cal is not None and cal.p_calibrated is not None:
+        if c.selection is None and c.verdict is CriterionVerdict.UNMET:
+            return 1.0 - cal.p_calibrated  # a binary calibration gives P(MET)
+        if c.selection is None and c.verdict is not CriterionVerdict.MET:
+            return None
+        return cal.p_calibrated
     return c.confidence
 
 
