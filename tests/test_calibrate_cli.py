@@ -250,3 +250,51 @@ def test_calibrate_refuses_unlabelled_training_items_before_grading(
     assert "training items have no labels (every ground_truth value is null)" in err
     assert "token probabilities" not in err
     assert chat_server.chat_requests == [] and not cal.exists()
+
+
+def test_calibrate_names_groups_by_criterion_and_says_what_it_skipped(
+    chat_server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat_server.handler = biased
+    rubric = {
+        "format": "rubricjudge/1",
+        "name": "r",
+        "criteria": [
+            {"name": "cause", "requirement": "States A", "weight": 1.0},
+            {"name": "myth", "requirement": "States a myth", "weight": -1.0},
+        ],
+    }
+    items = []
+    for i in range(30):
+        ga = "MET" if i % 2 else "UNMET"
+        gm = "MET" if i in (3, 7) else "UNMET"  # two MET penalties: too few to fit
+        items.append(
+            {"id": f"x{i}", "submission": f"answer {i} [label {ga}]", "ground_truth": [ga, gm]}
+        )
+    data = tmp_path / "d.json"
+    data.write_text(json.dumps({"prompt": "q", "rubric": rubric, "items": items}))
+    cal = tmp_path / "cal.json"
+    base = ["--judge", "openai/test", "--base-url", chat_server.base_url]
+    args = ["calibrate", str(data), "--train", "30", "-o", str(cal), *base]
+    assert main([*args, "--verdict-method", "verdict-only"]) == 0
+    err = capsys.readouterr().err
+    assert "criterion 'cause' (adjustment of the pooled fit)" in err
+    assert "criterion:" not in err  # no hashes
+    assert "skipped pooled:negative (every penalty): 30 labels {'MET': 2, 'UNMET': 28}" in err
+    assert "penalties keep the judge's own verdicts" in err
+    assert "no adjustment of their own for 1 criteria" in err and err.rstrip().count("myth")
+
+
+def test_calibrate_help_states_the_label_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    from rubricjudge._calibration._train import (
+        MIN_PER_CRITERION,
+        MIN_PER_CRITERION_LABEL,
+        MIN_PER_LABEL,
+        MIN_POOLED,
+    )
+
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"at least {MIN_POOLED} of its labels with at least {MIN_PER_LABEL} of each" in text
+    assert f"with {MIN_PER_CRITERION} labels, {MIN_PER_CRITERION_LABEL} of each answer" in text

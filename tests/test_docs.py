@@ -36,12 +36,12 @@ PAGES = [README, *sorted((ROOT / "docs").glob("*.md")), ROOT / "benchmarks" / "R
 README_LIMIT = 12_000
 
 MAIN_COMMAND = (
-    "python3 -m venv .venv && CMAKE_ARGS=\"-DLLAVA_BUILD=OFF\" .venv/bin/pip install -e "
+    'python3 -m venv .venv && CMAKE_ARGS="-DLLAVA_BUILD=OFF" .venv/bin/pip install -e '
     "'.[local]' && .venv/bin/rubricjudge grade examples/native/why_sky_blue.yaml "
     "examples/answers.jsonl -o graded.jsonl"
 )
 TEST_COMMAND = (
-    "python3 -m venv .venv && CMAKE_ARGS=\"-DLLAVA_BUILD=OFF\" .venv/bin/pip install -q -e "
+    'python3 -m venv .venv && CMAKE_ARGS="-DLLAVA_BUILD=OFF" .venv/bin/pip install -q -e '
     "'.[dev,local]' && .venv/bin/pytest -q"
 )
 

@@ -177,6 +177,8 @@ def test_progress_counts_what_a_calibration_still_needs(dataset: Path) -> None:
         # 6 MET on positive criteria: 14 more to reach 20, of which at least 5 UNMET
         assert got["group"] == "pooled:positive" and got["counts"] == {"MET": 6}
         assert got["needed"] == MIN_POOLED - 6
+        # the penalty's group is short too, and `calibrate` would skip it: the page says so
+        assert got["short"] == [{"about": "penalties", "needed": MIN_POOLED - 3}]
 
 
 def test_two_labellers_at_once_lose_nothing_and_last_write_wins(dataset: Path) -> None:

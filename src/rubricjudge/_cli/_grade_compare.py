@@ -260,12 +260,38 @@ async def _run(
     return tally, summary
 
 
+def ties_warning(judges: list[str], compared: int, preferred: dict[str, int]) -> str | None:
+    """A warning when every compared pair came out a tie, with what to do instead.
+
+    The local judge cannot tell two answers apart in one prompt (docs/graders.md):
+    its comparisons are ties in both modes. Another judge's all-tie run is named
+    from three pairs on (one or two ties can be the truth).
+    """
+    local = any(j == "local" or j.startswith("local/") for j in judges)
+    if not compared or preferred.get("tie", 0) != compared or (compared < 3 and not local):
+        return None
+    who = (
+        "the local judge cannot compare two answers in one prompt"
+        if local
+        else "the judge did not separate any pair"
+    )
+    return (
+        f"warning: every one of the {compared} compared pairs is a tie: {who}. Grade each "
+        "answer on its own instead (rubricjudge grade RUBRIC ANSWERS.jsonl, one line per "
+        "answer) and compare the scores"
+    )
+
+
 def _summary_text(args: argparse.Namespace, tally: _Tally, summary: Any) -> str:
     judges = ", ".join(judge_names(args))
     if tally.pairs is not None:
         mode = "holistic" if args.grader == "holistic" else "per-criterion"
         lines = [f"compared {tally.items} pairs ({mode}, both orders), judge {judges}"]
-        lines.append(tally.pairs.stats().to_text())
+        stats = tally.pairs.stats()
+        lines.append(stats.to_text())
+        warning = ties_warning(judge_names(args), stats.compared, stats.preferred)
+        if warning:
+            lines.append(warning)
     else:
         lines = [f"ranked {tally.items} groups ({args.group_method}), judge {judges}"]
         if tally.rewards:

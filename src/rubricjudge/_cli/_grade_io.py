@@ -136,8 +136,44 @@ def _histogram(scores: Sequence[float]) -> list[str]:
     ]
 
 
+SMALL_RUN = 10
+"""Runs of at most this many items end with a table of each item's verdicts."""
+
+
+def _mark(c: Any) -> str:
+    """A criterion's result in a few characters: MET, UNMET, N/A, error, option, number."""
+    if c.error is not None:
+        return "error"
+    if c.scale_score is not None:
+        return f"{c.scale_score.score:g}"
+    if c.selection is not None:
+        return str(c.selection.label)[:20]
+    if c.verdict is not None:
+        return "N/A" if c.verdict.value == "CANNOT_ASSESS" else str(c.verdict.value)
+    if c.children:
+        return "-" if c.score_value is None else f"{c.score_value:.2f}"
+    return "?"
+
+
+def item_row(r: EvaluationReport, width: int = 100) -> str:
+    """One line of the per-item table: id, score, and each criterion's result."""
+    score = "-" if r.score is None else f"{r.score:.3f}"
+    if r.report:
+        what = "  ".join(
+            f"{c.criterion.key or c.criterion.requirement[:24]}={_mark(c)}" for c in r.report
+        )
+    else:
+        what = r.error or ""
+    line = f"  {str(r.id):<10} {score:>6}  {what}"
+    return line if len(line) <= width else line[: width - 1] + "\u2026"
+
+
 class Tally:
-    """What ``grade`` prints after a run, accumulated report by report (8 bytes an item)."""
+    """What ``grade`` prints after a run, accumulated report by report (8 bytes an item).
+
+    The first :data:`SMALL_RUN` + 1 items also keep one line each, printed as a table
+    when the run turns out to be small.
+    """
 
     def __init__(self) -> None:
         self.items = 0
@@ -151,6 +187,7 @@ class Tally:
         self.failures: list[str] = []  # the first items not graded, with why
         self.endpoints: dict[str, EndpointStats] = {}
         self.flips = FlipTally()
+        self.rows: list[str] = []
 
     def add(self, r: EvaluationReport) -> None:
         """Count one item's report."""
@@ -173,6 +210,8 @@ class Tally:
             self.known_cost += r.completion_cost
         self.criterion_errors += r.error_count
         self.flips.add(r)
+        if len(self.rows) <= SMALL_RUN:
+            self.rows.append(item_row(r))
 
     def text(self, *, judges: str, grader: str) -> str:
         """Format the summary printed on stderr."""
@@ -203,4 +242,7 @@ class Tally:
             from .._runs._summary import endpoint_lines
 
             lines.extend(endpoint_lines(self.endpoints))
+        if 0 < self.items <= SMALL_RUN:
+            lines.append("items (id, score, each criterion):")
+            lines.extend(self.rows)
         return "\n".join(lines)

@@ -13,6 +13,7 @@ from ._repeat_args import repeat_options
 from ._trust_args import base_url_option, cache_options, cascade_estimate, trust_options
 
 __all__ = [
+    "GRADER_HELP",
     "add_conversation_args",
     "add_judge_failure_arg",
     "build_grader",
@@ -21,7 +22,14 @@ __all__ = [
     "grader_spec",
     "judge_failure_options",
     "judge_names",
+    "uncalibrated_note",
 ]
+
+
+GRADER_HELP = (
+    "per-criterion: one question per criterion (default; the trust options apply); "
+    "one-shot: every criterion in one call; holistic: one overall score (docs/graders.md)"
+)
 
 
 def add_conversation_args(p: argparse.ArgumentParser) -> None:
@@ -128,6 +136,25 @@ def grader_spec(args: argparse.Namespace) -> Any:
             )
         return GraderSpec(kind, judges=judges, options=options)
     return GraderSpec(kind, args.judge or "local", options=options)
+
+
+def uncalibrated_note(args: argparse.Namespace, dataset: str = "DATASET") -> str | None:
+    """One line for a per-criterion run of the local judge without ``--calibration``.
+
+    The local judge ships a calibration fitted on other rubrics; on a new one it can
+    be far off (a criterion MET for most answers that lack it), and a calibration
+    fitted on 10-20 of the user's own labels is what fixes that. None otherwise.
+    """
+    if args.grader != "per-criterion" or getattr(args, "calibration", None):
+        return None
+    if not any(name == "local" or name.startswith("local/") for name in judge_names(args)):
+        return None
+    return (
+        "note: the local judge is not calibrated on your labels, and on a new rubric it can "
+        f"be far off; label 10-20 answers (rubricjudge label {dataset}), fit a calibration "
+        f"(rubricjudge calibrate {dataset} --train 20 -o cal.json) and grade with "
+        "--calibration cal.json"
+    )
 
 
 def build_grader(args: argparse.Namespace) -> Any:

@@ -34,6 +34,16 @@ def register(subparsers: Any) -> None:
         description="Grade the training items of a labelled dataset with --judge and fit, from "
         "their labels only, how the judge's token probabilities map to verdicts. Write the "
         "calibration for `grade --calibration` and `evaluate --calibration`.",
+        # the numbers of _calibration._train (which loads numpy: not at --help);
+        # tests/test_calibrate_cli.py checks that they agree
+        epilog="Labels needed: a group (every criterion with a positive weight; every "
+        "penalty; multi-choice criteria of one kind) is fitted once the training items "
+        "carry at least 20 of its labels with at least 5 of each of two answers (MET and "
+        "UNMET); a criterion gets its own adjustment on that with 8 labels, 2 of each "
+        "answer. Groups short of that are skipped (their criteria keep the judge's own "
+        "verdicts), and the output says which. Exit codes: 0 written; 1 a usage or input "
+        "error (no group has enough labels, unknown ids, a judge without token "
+        "probabilities); 2 bad command-line usage.",
     )
     p.add_argument("dataset", help=f"labelled dataset file or {EXAMPLE_PREFIX}NAME")
     p.add_argument("--judge", default="local", help="judge spec (default: local)")
@@ -142,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         f"{len(calibration.train_ids)} items: {len(calibration.groups)} group(s)",
         file=sys.stderr,
     )
+    names = _criterion_names(dataset)
     for g in calibration.groups:
         raw = f"{g.train_accuracy_raw:.3f}" if g.train_accuracy_raw is not None else "-"
         cal = (
@@ -151,10 +162,12 @@ def run(args: argparse.Namespace) -> int:
         if g.base == "pooled":
             how = "adjustment of the pooled fit"
         print(
-            f"  {g.id} ({how}): {g.n} labels {g.counts}; training accuracy {raw} -> {cal} "
-            "(in-sample; `rubricjudge metrics` reports held-out items)",
+            f"  {_group_name(g.id, names)} ({how}): {g.n} labels {g.counts}; training "
+            f"accuracy {raw} -> {cal} (in-sample; `rubricjudge metrics` reports held-out items)",
             file=sys.stderr,
         )
+    for line in _skipped(dataset, calibration, names):
+        print(line, file=sys.stderr)
     if args.examples:
         shown = sum(len(x) for levels in calibration.examples.values() for x in levels.values())
         print(
@@ -164,3 +177,83 @@ def run(args: argparse.Namespace) -> int:
         )
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def _criterion_names(dataset: Any) -> dict[str, str]:
+    """The name of each criterion group (``criterion:<hash>``) in the dataset's rubrics."""
+    from .._calibration._model import criterion_id
+
+    names: dict[str, str] = {}
+    seen: set[int] = set()
+    for i in range(len(dataset.items)):
+        rubric = dataset.get_item_rubric(i)
+        if id(rubric) in seen:
+            continue
+        seen.add(id(rubric))
+        for c in rubric.leaves():
+            name = c.key or " ".join(c.requirement.split())[:40]
+            names.setdefault(f"criterion:{criterion_id(c)}", name)
+    return names
+
+
+def _group_name(gid: str, names: dict[str, str]) -> str:
+    """``criterion 'cause'`` for a criterion's group, the group id for the others."""
+    if gid in names:
+        return f"criterion {names[gid]!r}"
+    if gid == "pooled:positive":
+        return "pooled:positive (every criterion with a positive weight)"
+    if gid == "pooled:negative":
+        return "pooled:negative (every penalty)"
+    return gid
+
+
+def _skipped(dataset: Any, calibration: Any, names: dict[str, str]) -> list[str]:
+    """Lines naming the groups the training labels could not fit, and why."""
+    from .._calibration._model import group_ids
+    from .._calibration._train import (
+        MIN_PER_CRITERION,
+        MIN_PER_CRITERION_LABEL,
+        MIN_PER_LABEL,
+        MIN_POOLED,
+    )
+    from .._model._rubric import CriterionVerdict
+
+    truths: dict[str, list[str]] = {}
+    train = set(calibration.train_ids)
+    for i, item in enumerate(dataset.items):
+        key = str(item.id) if getattr(item, "id", None) not in (None, "") else f"#{i}"
+        if key not in train:
+            continue
+        leaves = dataset.get_item_rubric(i).leaves()
+        values = list(item.ground_truth or [None] * len(leaves))
+        for criterion, value in zip(leaves, values, strict=False):
+            if criterion.is_multi_choice:
+                continue  # their groups overlap (options, places): not listed here
+            for gid in group_ids(criterion):
+                bucket = truths.setdefault(gid, [])
+                if value is not None:
+                    bucket.append(value.value if isinstance(value, CriterionVerdict) else value)
+    fitted = {g.id for g in calibration.groups}
+    lines: list[str] = []
+    for gid in ("pooled:positive", "pooled:negative"):
+        if gid in truths and gid not in fitted:
+            counts = {t: truths[gid].count(t) for t in sorted(set(truths[gid]))}
+            what = "penalties" if gid == "pooled:negative" else "criteria with a positive weight"
+            lines.append(
+                f"  skipped {_group_name(gid, names)}: {len(truths[gid])} labels {counts}; a "
+                f"group needs {MIN_POOLED} with at least {MIN_PER_LABEL} of each of two "
+                f"answers, so {what} keep the judge's own verdicts unless their criterion "
+                "has its own fit. Label more of them, or train on more items"
+            )
+    short = [
+        names.get(gid, gid)
+        for gid in sorted(truths)
+        if gid.startswith("criterion:") and gid not in fitted
+    ]
+    if short:
+        lines.append(
+            f"  no adjustment of their own for {len(short)} criteria (each needs "
+            f"{MIN_PER_CRITERION} labels, {MIN_PER_CRITERION_LABEL} of each answer, on a "
+            "fitted group): " + ", ".join(short)
+        )
+    return lines

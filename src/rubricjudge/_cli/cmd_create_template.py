@@ -1,4 +1,10 @@
-"""``rubricjudge create-template``: write a valid OpenRubricRL rubric skeleton to fill in."""
+"""``rubricjudge create-template``: write a valid rubric skeleton to fill in.
+
+``--format openrubricrl`` (the default) writes OpenRubricRL's shape: a scale,
+weighted criteria, examples and subcriteria. ``--format native`` writes
+rubricjudge's own: requirements stated as checks of the answer (MET or UNMET),
+one multi-choice criterion and a penalty, the shape that small judges grade best.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from typing import Any
 
 from .._errors import ConfigError
 
-__all__ = ["register", "run", "template"]
+__all__ = ["native_template", "register", "run", "template"]
 
 # three starting criteria per domain: (name, description); weights 0.4 / 0.3 / 0.3
 _CRITERIA: dict[str, list[tuple[str, str]]] = {
@@ -41,6 +47,30 @@ _CRITERIA: dict[str, list[tuple[str, str]]] = {
     ],
 }
 _WEIGHTS = (0.4, 0.3, 0.3)
+
+# the native skeleton: two checks of the answer per domain, stated as facts to verify
+_CHECKS: dict[str, list[tuple[str, str]]] = {
+    "code": [
+        ("correct", "TODO: The code returns the right result for the example in the task."),
+        ("edge_cases", "TODO: The code handles an empty input without failing."),
+    ],
+    "dialogue": [
+        ("answers", "TODO: The response answers the question the user asked."),
+        ("next_step", "TODO: The response tells the user what to do next."),
+    ],
+    "creative_writing": [
+        ("prompt", "TODO: The text is about the subject the prompt gives."),
+        ("ending", "TODO: The story has an ending that resolves its conflict."),
+    ],
+    "reasoning": [
+        ("conclusion", "TODO: The answer states a conclusion."),
+        ("steps", "TODO: Each step follows from the one before it."),
+    ],
+    "general": [
+        ("answers", "TODO: The answer states the fact the question asks for."),
+        ("complete", "TODO: The answer covers every part of the question."),
+    ],
+}
 
 
 def template(
@@ -97,17 +127,68 @@ def template(
     }
 
 
+def native_template(name: str, *, domain: str = "general") -> dict[str, Any]:
+    """A valid native rubric skeleton: two checks, one multi-choice criterion, a penalty.
+
+    Raises:
+        ConfigError: an unknown domain or an empty name.
+    """
+    if not name.strip():
+        raise ConfigError("the rubric NAME is empty; give a short identifier like 'code_review'")
+    if domain not in _CHECKS:
+        raise ConfigError(f"--domain {domain!r} is unknown; use one of {', '.join(_CHECKS)}")
+    criteria: list[dict[str, Any]] = [
+        {"name": cname, "requirement": req, "weight": weight}
+        for (cname, req), weight in zip(_CHECKS[domain], (3.0, 2.0), strict=True)
+    ]
+    criteria.append(
+        {
+            "name": "clarity",
+            "requirement": "TODO: How easy is the answer to follow?",
+            "weight": 1.0,
+            "options": [
+                {"label": "Confusing", "value": 0.0, "description": "TODO: hard to follow"},
+                {"label": "Clear", "value": 1.0, "description": "TODO: easy to follow"},
+            ],
+            "scale_type": "ordinal",
+        }
+    )
+    criteria.append(
+        {
+            "name": "factual_error",
+            "requirement": "TODO: The answer states something false about the subject.",
+            "weight": -2.0,
+        }
+    )
+    return {
+        "format": "rubricjudge/1",
+        "name": name,
+        "version": "1.0.0",
+        "description": f"TODO: what {name} evaluates",
+        "pass_threshold": 0.6,
+        "criteria": criteria,
+    }
+
+
 def register(subparsers: Any) -> None:
     """Add the ``create-template`` command."""
     p: argparse.ArgumentParser = subparsers.add_parser(
         "create-template",
-        help="write a valid OpenRubricRL rubric skeleton",
-        description="Write an OpenRubricRL rubric skeleton (three weighted criteria, calibration "
-        "examples, subcriteria) that validates as is; fill in the TODOs. Prints to stdout "
+        help="write a valid rubric skeleton (OpenRubricRL or native)",
+        description="Write a rubric skeleton that validates as is; fill in the TODOs. "
+        "--format openrubricrl (default): three weighted criteria on a scale, calibration "
+        "examples, subcriteria. --format native: rubricjudge's own format, requirements "
+        "checked as MET or UNMET, a multi-choice criterion and a penalty. Prints to stdout "
         "without -o; with -o writes JSON for .json and YAML otherwise.",
     )
     p.add_argument("name", metavar="NAME", help="the rubric's name")
     p.add_argument("--domain", default="general", choices=tuple(_CRITERIA), help="its domain")
+    p.add_argument(
+        "--format",
+        choices=["openrubricrl", "native"],
+        default="openrubricrl",
+        help="openrubricrl (default): OpenRubricRL's format; native: rubricjudge's own",
+    )
     p.add_argument("--scale-min", type=float, default=0.0, metavar="A", help="default 0")
     p.add_argument("--scale-max", type=float, default=10.0, metavar="B", help="default 10")
     p.add_argument("-o", "--output", metavar="FILE", help="file to write (default: stdout)")
@@ -120,10 +201,15 @@ def run(args: argparse.Namespace) -> int:
     from .._formats import load_data
     from .._formats._text import dump_kind, render, write_text
 
-    data = template(
-        args.name, domain=args.domain, scale_min=args.scale_min, scale_max=args.scale_max
-    )
-    load_data(data, format="openrubricrl", source="the template")  # never write an invalid one
+    if args.format == "native":
+        if args.scale_min != 0.0 or args.scale_max != 10.0:
+            raise ConfigError("--scale-min and --scale-max apply to --format openrubricrl")
+        data = native_template(args.name, domain=args.domain)
+    else:
+        data = template(
+            args.name, domain=args.domain, scale_min=args.scale_min, scale_max=args.scale_max
+        )
+    load_data(data, format=args.format, source="the template")  # never write an invalid one
     if args.output is None:
         sys.stdout.write(render(data, "yaml"))
         return 0
@@ -131,5 +217,6 @@ def run(args: argparse.Namespace) -> int:
     if dest.exists() and not args.force:
         raise ConfigError(f"{args.output!r} exists; pass --force to overwrite it")
     write_text(dest, render(data, dump_kind(dest)), flag="-o")
-    print(f"wrote {dest} (OpenRubricRL template, domain {args.domain})", file=sys.stderr)
+    kind = "native" if args.format == "native" else "OpenRubricRL"
+    print(f"wrote {dest} ({kind} template, domain {args.domain})", file=sys.stderr)
     return 0

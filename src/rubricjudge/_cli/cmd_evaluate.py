@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,13 @@ from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
 from ._grader_args import (
+    GRADER_HELP,
     add_conversation_args,
     add_judge_failure_arg,
     build_grader,
     dry_run,
     grader_spec,
+    uncalibrated_note,
 )
 from ._repeat_args import add_repeat_args
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
@@ -42,7 +45,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--judge", help="judge spec (default: local)")
     p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
     p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
-    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion")
+    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion", help=GRADER_HELP)
     p.add_argument("--run-dir", help="directory of the run store (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     p.add_argument(
@@ -55,6 +58,12 @@ def register(subparsers: Any) -> None:
         "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="also write every item's report here, one JSON line each, as `grade -o` does "
+        "(an item that failed is a line with its id, score null and the error)",
+    )
     p.add_argument(
         "--dry-run",
         action="store_true",
@@ -141,6 +150,29 @@ def _ray_executor(args: argparse.Namespace) -> Any:
     )
 
 
+def _write_reports(result: Any, path: str) -> None:
+    """Write the run's reports to ``path`` as ``grade -o`` does (the id first)."""
+    from .._model._reports import EvaluationReport
+    from .._outfile import OutputFile
+
+    outcomes = {o.index: o for o in result.outcomes}
+    target = OutputFile(path, flag="-o")
+    try:
+        for index, report in enumerate(result.iter_reports()):
+            outcome = outcomes.get(index)
+            if outcome is None:
+                continue  # past --max-items, or never graded
+            if report is None:
+                report = EvaluationReport(error=outcome.error or "not graded")
+            data = report.to_jsonable()
+            data.pop("id", None)
+            line = {"id": outcome.key, **data}
+            target.stream.write(json.dumps(line, ensure_ascii=False) + "\n")
+        target.commit()
+    finally:
+        target.discard()
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge evaluate``."""
     from .._runs import evaluate_sync
@@ -157,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
     batch = None if args.dry_run else batch_options(args)
     dataset = load_dataset_arg(args.dataset)
     grader = build_grader(args)
+    note = uncalibrated_note(args, args.dataset)
+    if note:
+        print(note, file=sys.stderr)
     if args.dry_run:
         return _dry_run(args, dataset, grader)
     if batch is not None and args.executor == "ray":
@@ -178,6 +213,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.close()
+    if args.output:
+        _write_reports(result, args.output)
     if args.json:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2))
     else:

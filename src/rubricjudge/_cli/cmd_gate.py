@@ -72,8 +72,41 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--top", type=int, default=3, metavar="N", help="criteria shown that dropped most (3)"
     )
+    p.add_argument(
+        "--dataset",
+        metavar="DATASET",
+        help="read the human labels of both run directories from this dataset (default: "
+        "each run's own copy, taken when it ran, perhaps before anyone labelled)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
+
+
+def _with_dataset(path: str, flag: str, dataset: Any) -> Any:
+    """The run at ``path`` read, its human labels taken from ``dataset``.
+
+    Raises:
+        ConfigError: ``path`` is not a run directory, or graded another dataset.
+    """
+    from pathlib import Path
+
+    from .._errors import ConfigError
+    from .._runs._fingerprint import graded_this_dataset
+    from .._runs._read import read_run_dir
+
+    if not Path(path).is_dir():
+        raise ConfigError(
+            f"--dataset applies to run directories; {flag} {path!r} is not one (a `grade` "
+            "JSONL file carries no dataset)"
+        )
+    run = read_run_dir(path)
+    if not graded_this_dataset(path, dataset):
+        raise ConfigError(
+            f"--dataset differs from the one {flag} {path!r} graded (its items, submissions, "
+            "queries or rubrics changed); give the dataset the runs graded"
+        )
+    run.dataset = dataset
+    return run
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,9 +114,17 @@ def run(args: argparse.Namespace) -> int:
     from .._metrics import gate_runs
 
     try:
+        baseline: Any = args.baseline
+        new: Any = args.new
+        if args.dataset:
+            from ._dataset_arg import load_dataset_arg
+
+            dataset = load_dataset_arg(args.dataset)
+            baseline = _with_dataset(args.baseline, "BASELINE", dataset)
+            new = _with_dataset(args.new, "NEW", dataset)
         result = gate_runs(
-            args.baseline,
-            args.new,
+            baseline,
+            new,
             metric=args.metric,
             max_drop=args.max_drop,
             confidence=args.confidence,

@@ -29,11 +29,13 @@ from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._grade_io import Item, Tally, iter_items
 from ._grader_args import (
+    GRADER_HELP,
     add_conversation_args,
     add_judge_failure_arg,
     build_grader,
     dry_run,
     judge_names,
+    uncalibrated_note,
 )
 from ._repeat_args import add_repeat_args
 from ._trust_args import (
@@ -77,7 +79,7 @@ def register(subparsers: Any) -> None:
         help="an ensemble: specs separated by commas or spaces; SPEC=WEIGHT sets a vote "
         "weight (votes are weighted; a criterion's own aggregation still wins)",
     )
-    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion")
+    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion", help=GRADER_HELP)
     p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
     p.add_argument(
         "--run-dir",
@@ -279,6 +281,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.dry_run:
             batch_options(args)  # refuses a missing --run-dir before any input is read
     source = _Source(args)
+    note = uncalibrated_note(args)
+    if note:
+        print(note, file=sys.stderr)
     if args.dry_run:
         work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
         return dry_run(args, grader, work)

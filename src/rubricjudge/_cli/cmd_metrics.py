@@ -52,6 +52,12 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="a calibration file: leave out the items it was fitted on (its train_ids)",
     )
+    p.add_argument(
+        "--include-training",
+        action="store_true",
+        help="count the items the run's own calibration was fitted on (left out by default: "
+        "the calibration has seen their labels)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -77,6 +83,18 @@ def _dataset_for(run_dir: Path, override: str | None) -> Any:
     )
 
 
+def _run_training_ids(run_dir: Path) -> list[str]:
+    """The ids the calibration of the run in ``run_dir`` was fitted on (it records them)."""
+    from .._runs._read import recorded_training_ids
+    from .._runs._store import RunStore
+
+    store = RunStore(run_dir)
+    try:
+        return recorded_training_ids(store.meta())
+    finally:
+        store.close()
+
+
 def _check_same(run_dir: Path, dataset: Any) -> None:
     from .._runs._fingerprint import graded_this_dataset
 
@@ -95,6 +113,7 @@ def _pairwise(args: argparse.Namespace) -> int:
         ("--dataset", args.dataset),
         ("--exclude-ids", args.exclude_ids),
         ("--calibration", args.calibration),
+        ("--include-training", args.include_training),
     ):
         if given:
             raise ConfigError(f"{flag} applies to a run directory, not to pairwise results")
@@ -133,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
         from .._calibration import Calibration
 
         exclude.update(Calibration.load(args.calibration).train_ids)
+    training = [] if args.include_training else _run_training_ids(Path(args.run_dir))
+    exclude.update(training)
     options: dict[str, Any] = {
         "na_mode": args.na_mode,
         "bootstrap": args.bootstrap,
@@ -156,6 +177,11 @@ def run(args: argparse.Namespace) -> int:
             data["flip_rates"] = {k: v for k, v, _ in flips.least_stable(len(flips.counts))}
         print(json.dumps(data, indent=2))
         return 0
+    if training and report.excluded_items:
+        print(
+            f"left out {report.excluded_items} items the run's calibration was fitted on "
+            "(--include-training counts them)"
+        )
     if before is not None:
         print("== before calibration (the judge's own verdicts)")
         print(before.to_text())

@@ -36,6 +36,12 @@ def register(subparsers: Any) -> None:
         metavar="INPUT.jsonl",
         help="for a JSONL source: the grade input, to show each item's submission",
     )
+    p.add_argument(
+        "--include-training",
+        action="store_true",
+        help="count the items the run's calibration was fitted on in the agreement with "
+        "people (left out by default: the calibration has seen their labels)",
+    )
     p.set_defaults(func=run)
 
 
@@ -43,6 +49,12 @@ def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge report``."""
     from .._report import write_report
 
-    out = write_report(args.source, args.output, compare=args.compare, submissions=args.submissions)
+    out = write_report(
+        args.source,
+        args.output,
+        compare=args.compare,
+        submissions=args.submissions,
+        include_training=args.include_training,
+    )
     print(f"wrote {Path(out)}", file=sys.stderr)
     return 0

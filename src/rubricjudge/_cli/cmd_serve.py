@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import copy
 from typing import Any
 
 from .._errors import ConfigError
 from .._rewards._batch import DEFAULT_NEUTRAL, ON_FAILURE
 from .._server._settings import DEFAULT_TIMEOUT_S
 from ._grader_args import add_judge_failure_arg
-from ._trust_args import BASE_URL_HELP, add_cache_args, base_url_option, cache_options
+from ._trust_args import (
+    BASE_URL_HELP,
+    add_cache_args,
+    add_trust_args,
+    base_url_option,
+    cache_options,
+    trust_options,
+)
 
 __all__ = ["register", "run"]
 
@@ -90,13 +98,32 @@ def register(subparsers: Any) -> None:
         help="longest a request may grade before it is answered 504 "
         f"(default {DEFAULT_TIMEOUT_S:g})",
     )
+    add_trust_args(p)
+    p.add_argument(
+        "--reward-reasons",
+        action="store_true",
+        help="/get_reward: ask why for the criteria that cost points, as /score does (off: "
+        "nobody reads a reward's reasons, and each is one more judge call)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Check the settings, then serve until interrupted."""
+    from .._server import serve
+
+    settings = server_settings(args)
+    auth = "bearer token" if settings.token else "no authentication (loopback only)"
+    where = settings.source.description
+    banner = f"rubricjudge: serving {where} on http://{args.host}:{args.port} ({auth})"
+    serve(settings, args.host, args.port, banner=banner)
+    return 0
+
+
+def server_settings(args: argparse.Namespace) -> Any:
+    """The :class:`ServerSettings` the flags ask for (checked; nothing is served yet)."""
     from .._graders import CriterionGrader
-    from .._server import DirectorySource, FileSource, RegistrySource, ServerSettings, serve
+    from .._server import DirectorySource, FileSource, RegistrySource, ServerSettings
     from .._server._run import auth_token
 
     if not 0 < args.port < 65536:
@@ -126,10 +153,15 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.judge_concurrency,
         judge_options=judge_options,
         judge_failure=args.judge_failure,
+        **trust_options(args, "per-criterion"),
     )
-    settings = ServerSettings(
+    grader.members()  # the judges are built once: the reward grader below shares them
+    reward_grader = copy.copy(grader)
+    reward_grader.reasons = bool(args.reward_reasons) and grader.reasons
+    return ServerSettings(
         source=source,
         grader=grader,
+        reward_grader=reward_grader,
         token=token,
         max_body_bytes=args.max_body_bytes,
         max_batch=args.max_batch,
@@ -139,7 +171,3 @@ def run(args: argparse.Namespace) -> int:
         on_failure=args.on_failure,
         neutral_value=args.neutral_reward,
     )
-    auth = "bearer token" if token else "no authentication (loopback only)"
-    banner = f"rubricjudge: serving {source.description} on http://{args.host}:{args.port} ({auth})"
-    serve(settings, args.host, args.port, banner=banner)
-    return 0

@@ -33,6 +33,7 @@ COMMANDS: tuple[str, ...] = (
     "metrics",
     "gate",
     "report",
+    "export",
     "label",
     "lint",
     "registry",

@@ -161,8 +161,12 @@ JS = r"""
     const c = d.calibration;
     const el = $("calib");
     if (c.needed <= 0) {
-      el.textContent = "calibration: enough labels (" + c.about + ")";
-      el.className = "ready";
+      const short = (c.short || []).map(function (g) {
+        return g.about + " need " + g.needed + " more (calibrate skips them until then)";
+      });
+      el.textContent = "calibration: enough labels for " + c.about +
+        (short.length ? "; " + short.join("; ") : "");
+      el.className = short.length ? "" : "ready";
     } else {
       const counts = Object.keys(c.counts).map(function (k) { return c.counts[k] + " " + k; });
       el.textContent = "calibration needs " + c.needed + " more label" +
@@ -238,7 +242,11 @@ JS = r"""
       el.className = "judge";
       if (j) {
         const conf = j.confidence === null ? "" : " (confidence " + j.confidence.toFixed(2) + ")";
-        el.textContent = "judge: " + j.answer + conf + (j.reason ? " — " + j.reason : "");
+        // a reason is written for the answer that counted: shown beside that one
+        const why = j.reason ? " — " + j.reason : "";
+        el.textContent = "judge: " + j.answer + conf +
+          (j.final ? "; counted as " + j.final + " after calibration or the evidence check" + why
+            : why);
         if (mine !== undefined) el.classList.add(mine === j.answer ? "agree" : "differ");
       } else {
         el.textContent = "";

@@ -26,10 +26,18 @@ class Judged:
     answer: str  # MET / UNMET / CANNOT_ASSESS, an option label, a scale number, or "error"
     confidence: float | None
     reason: str
+    final: str | None = None
+    """The answer that counted, when a calibration or the evidence check changed
+    ``answer``; the reason was written for it, not for ``answer``."""
 
     def to_data(self) -> dict[str, Any]:
         """As the API sends it."""
-        return {"answer": self.answer, "confidence": self.confidence, "reason": self.reason}
+        return {
+            "answer": self.answer,
+            "confidence": self.confidence,
+            "reason": self.reason,
+            "final": self.final,
+        }
 
 
 def _answer(jr: CriterionReport) -> str:
@@ -54,9 +62,26 @@ def _judged(jr: CriterionReport) -> Judged:
     """
     probs = jr.probabilities
     if jr.error is not None or not probs:
-        return Judged(_answer(jr), None if jr.error is not None else jr.confidence, jr.reason)
-    answer = max(probs, key=lambda k: probs[k])
-    return Judged(answer, probs[answer], jr.reason or "")
+        answer = _answer(jr)
+        got = Judged(answer, None if jr.error is not None else jr.confidence, jr.reason)
+    else:
+        answer = max(probs, key=lambda k: probs[k])
+        got = Judged(answer, probs[answer], jr.reason or "")
+    final = _final(jr)
+    if final is not None and final != answer:
+        return Judged(got.answer, got.confidence, got.reason, final)
+    return got
+
+
+def _final(jr: CriterionReport) -> str | None:
+    """The answer that counted (after calibration and the evidence check), or None."""
+    if jr.error is not None:
+        return None
+    if jr.selection is not None:
+        return jr.selection.label
+    if jr.scale_score is not None:
+        return f"{jr.scale_score.score:g}"
+    return jr.verdict.value if jr.verdict is not None else None
 
 
 def read_run(

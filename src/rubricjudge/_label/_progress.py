@@ -40,6 +40,9 @@ class Progress:
     needed: int
     group: str
     counts: dict[str, int]
+    short: tuple[tuple[str, int], ...] = ()
+    """The other pooled groups still short of labels: (what they cover, labels needed).
+    ``calibrate`` skips them, so the page names them beside "enough"."""
 
     def to_data(self) -> dict[str, Any]:
         """As the API sends it."""
@@ -53,6 +56,7 @@ class Progress:
                 "counts": self.counts,
                 "min_labels": MIN_POOLED,
                 "min_each": MIN_PER_LABEL,
+                "short": [{"about": about, "needed": n} for about, n in self.short],
             },
         }
 
@@ -92,11 +96,17 @@ def progress(file: DatasetFile, done: set[int]) -> Progress:
                 if value is not None:
                     bucket.append(value.value if isinstance(value, CriterionVerdict) else value)
     best: tuple[str, int, dict[str, int]] = ("", MIN_POOLED, {})
+    needs: dict[str, int] = {}
     for gid, crit in example.items():
-        need = labels_needed(gid, crit, truths[gid])
+        need = needs[gid] = labels_needed(gid, crit, truths[gid])
         if need < best[1] or not best[0]:
             counts: dict[str, int] = {}
             for t in truths[gid]:
                 counts[t] = counts.get(t, 0) + 1
             best = (gid, need, counts)
-    return Progress(len(done), len(file.dataset.items), best[1], best[0], best[2])
+    short = tuple(
+        (_describe(gid), need)
+        for gid, need in sorted(needs.items())
+        if gid in ("pooled:positive", "pooled:negative") and gid != best[0] and need > 0
+    )
+    return Progress(len(done), len(file.dataset.items), best[1], best[0], best[2], short)

@@ -200,6 +200,10 @@ def _decide(
         )
     criteria.sort(key=lambda c: (c.change, c.key))
     human, note = _human(base, new, ib, jn, d, conf)
+    left_out = max(base.training_left_out, new.training_left_out)
+    if left_out:
+        said = f"{left_out} labelled items left out: a run's calibration was fitted on them"
+        note = f"{note}; {said}" if note else said
     worse = high < -rule.max_drop
     return GateResult(
         metric="",

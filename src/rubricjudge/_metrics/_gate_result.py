@@ -166,6 +166,8 @@ class GateResult(BaseModel):
                 f"human labels: {_num(h.estimate, True)} {_ci(h.low, h.high, self.confidence)} "
                 f"({how})"
             )
+            if self.human_note:
+                out.append(f"  ({self.human_note})")
         elif self.human_note:
             out.append(f"human labels: {self.human_note}")
         dropped = [c for c in self.criteria if c.change < 0][: max(top, 0)]

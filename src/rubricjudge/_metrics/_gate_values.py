@@ -83,6 +83,8 @@ class SideValues:
     keys_seen: set[str] = field(default_factory=set)
     carries_pass: bool = False
     labelled: bool = False
+    training_left_out: int = 0
+    """Labelled items left out: the run's calibration was fitted on them."""
 
 
 def _leaf_key(cr: CriterionReport, pos: int) -> str:
@@ -206,6 +208,7 @@ def side_values(
     )
     if progress is not None:
         progress.grow(n)
+    training = set(getattr(run, "training_ids", None) or ())
     for i, report in enumerate(run.reports):
         if progress is not None:
             progress.advance()
@@ -221,7 +224,9 @@ def side_values(
             out.why[i] = _why(run, i, report, leaves, metric)
         if with_human:
             human = _human(run.item_rubric(i), run.ground_truth(i), metric, pass_threshold)
-            if human is not None:
+            if human is not None and run.ids[i] in training:
+                out.training_left_out += 1  # the calibration saw this label: no fair test
+            elif human is not None:
                 out.human[i] = human
         for key, cr in leaves.items():
             credit = cr.score_value if cr.error is None else None

@@ -91,7 +91,7 @@ el(tr,'td',fmt(it.score),'num');
 if(data.compare)el(tr,'td',it.delta===undefined?'–':(it.delta>0?'+':'')+fmt(it.delta),'num');
 el(tr,'td',it.passed===null?'–':(it.passed?'yes':'no'));
 el(tr,'td',String(it.errors),it.errors?'num bad':'num');
-if(data.labels)el(tr,'td',fmt(it.people),it.people?'num bad':'num');
+if(data.labels)el(tr,'td',val(it.people),it.people?'num bad':'num');
 if(data.ensemble)el(tr,'td',String(it.split),'num');el(tr,'td',fmt(it.minconf),'num');
 el(tr,'td',it.error||'','bad');tr.addEventListener('click',()=>show(it));return tr;}
 let current=[];

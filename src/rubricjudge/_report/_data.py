@@ -56,7 +56,7 @@ def _from_jsonl(path: Path, flag: str) -> RunData:
     return RunData(run.source, run.reports, run.ids, subs, thresholds=[None] * len(run.reports))
 
 
-def _from_run(path: Path) -> RunData:
+def _from_run(path: Path, include_training: bool = False) -> RunData:
     from .._runs import RunResult
     from .._runs._read import read_run_dir
     from ._judgments import raw_calls
@@ -100,7 +100,10 @@ def _from_run(path: Path) -> RunData:
         from .._metrics import compute_metrics
 
         try:
-            data.metrics = compute_metrics(reports, dataset, bootstrap=200, seed=0)
+            leave_out = None if include_training else run.training_ids or None
+            data.metrics = compute_metrics(
+                reports, dataset, bootstrap=200, seed=0, exclude_ids=leave_out
+            )
         except ConfigError as e:  # the report still shows the run, and says why not this
             data.metrics_error = str(e)
     return data
@@ -128,10 +131,11 @@ def submission_of(text: str, conversation: Conversation | None) -> tuple[str, An
     return render_conversation(conversation).text, page_view(conversation)
 
 
-def load_run(source: str | Path, *, flag: str = "") -> RunData:
+def load_run(source: str | Path, *, flag: str = "", include_training: bool = False) -> RunData:
     """Read a run directory or a JSONL file of reports.
 
-    ``flag`` names the command-line flag that gave ``source`` (in messages).
+    ``flag`` names the command-line flag that gave ``source`` (in messages);
+    ``include_training`` keeps the calibration's training items in the agreement.
 
     Raises:
         ConfigError: neither, or not readable as one.
@@ -139,7 +143,7 @@ def load_run(source: str | Path, *, flag: str = "") -> RunData:
     path = Path(source)
     where = f"{flag} " if flag else ""
     if path.is_dir():
-        return _from_run(path)
+        return _from_run(path, include_training)
     if path.is_file():
         return _from_jsonl(path, where)
     raise ConfigError(

@@ -142,6 +142,11 @@ def human_section(run: RunData) -> str:
         f"N/A and CANNOT_ASSESS: {m.na_mode}",
         f"intervals from {m.bootstrap} bootstrap resamples of items",
     ]
+    if m.excluded_items:
+        notes.append(
+            f"{m.excluded_items} items the calibration was fitted on left out "
+            "(report --include-training counts them)"
+        )
     if m.verdicts == "raw":
         notes.append("the judge's own verdicts, before calibration")
     elif m.calibrated_answers:

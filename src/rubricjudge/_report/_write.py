@@ -94,6 +94,7 @@ def write_report(
     *,
     compare: str | Path | None = None,
     submissions: str | Path | None = None,
+    include_training: bool = False,
 ) -> Path:
     """Write the HTML report of a run into ``output`` (one file, no network needed).
 
@@ -105,6 +106,8 @@ def write_report(
         compare: another run (directory or JSONL) to compare with, item by item.
         submissions: for a JSONL source, the ``grade`` input file, so the report
             can show each item's submission.
+        include_training: count the items the run's calibration was fitted on in the
+            agreement with people (left out by default: they flatter the judge).
 
     Returns:
         The path written.
@@ -123,10 +126,14 @@ def write_report(
         _write(out, render_pairwise_page(str(source), read_pairwise_reports(source)))
         return out
     _check_plotting()
-    run = load_run(source)
+    run = load_run(source, include_training=include_training)
     if submissions is not None:
         _attach_submissions(run, Path(submissions))
-    other = load_run(compare, flag="--compare") if compare is not None else None
+    other = (
+        load_run(compare, flag="--compare", include_training=include_training)
+        if compare is not None
+        else None
+    )
     out = Path(output)
     _write(out, render_page(run, other))
     return out

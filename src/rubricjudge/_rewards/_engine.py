@@ -69,9 +69,9 @@ class RewardEngine:
         else:
             self.rubrics = {"": _load(rubric)}
         if isinstance(grader, str):
-            from .._graders import CriterionGrader
+            from ._trust import reward_grader
 
-            grader = CriterionGrader(judge=grader)
+            grader = reward_grader(grader)  # reasons off: nobody reads a reward's reasons
         if concurrency < 1:
             raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
         self.grader = grader
@@ -242,21 +242,46 @@ def engine(
     neutral_reward: float = DEFAULT_NEUTRAL,
     concurrency: int = 64,
     flag: str = "on_failure",
+    calibration: str | None = None,
+    verdict_method: str = "auto",
+    reasons: bool = False,
 ) -> RewardEngine:
-    """The engine for these settings, built on first use and kept (one judge per setting)."""
+    """The engine for these settings, built on first use and kept (one judge per setting).
+
+    ``calibration`` (a file of ``rubricjudge calibrate``), ``verdict_method`` and
+    ``reasons`` are ``grade``'s trust options; reasons are off by default.
+    """
     if rubric is None:
         raise ConfigError(
             "no rubric: pass rubric=PATH (or a mapping data_source -> PATH) in the reward's "
             "keyword arguments (veRL: reward.custom_reward_function.reward_kwargs.rubric)"
         )
-    key = _freeze((rubric, judge, base_url, on_failure, neutral_reward, concurrency))
+    key = _freeze(
+        (
+            rubric,
+            judge,
+            base_url,
+            on_failure,
+            neutral_reward,
+            concurrency,
+            calibration,
+            verdict_method,
+            reasons,
+        )
+    )
     with _LOCK:
         found = _ENGINES.get(key)
         if found is None:
-            from .._graders import CriterionGrader
+            from ._trust import reward_grader
 
             options: dict[str, Any] = {"base_url": base_url} if base_url else {}
-            grader = CriterionGrader(judge=judge, judge_options=options)
+            grader = reward_grader(
+                judge,
+                calibration="default" if calibration is None else calibration,
+                verdict_method=verdict_method,
+                reasons=reasons,
+                judge_options=options,
+            )
             rubric = dict(rubric) if isinstance(rubric, Mapping) else rubric
             found = _ENGINES[key] = RewardEngine(
                 rubric,

@@ -166,6 +166,8 @@ class RubricReward:
         rubric: the rubric (a :class:`~rubricjudge.Rubric`, or a path to a rubric file).
         grader: a grader (``CriterionGrader(judge=...)``) or a judge spec string.
             With hybrid metrics in the rubric it is wrapped in a ``HybridGrader``.
+            A spec gets a per-criterion grader with ``calibration``,
+            ``verdict_method`` and ``reasons``; a grader is used as it is.
         failure_policy: ``"raise"``, ``"skip"`` (None) or ``"value"`` (``failure_value``).
         failure_value: the reward of a failed completion under ``"value"``.
         normalization: None, ``"minmax"`` or ``"zscore"`` (see the module docstring).
@@ -174,6 +176,11 @@ class RubricReward:
         on_metric_error: with hybrid metrics, ``"error"`` (a completion whose metric
             cannot be computed fails) or ``"drop"`` (that metric leaves its blend).
         name: the ``__name__`` TRL logs (default ``rubric_reward_<rubric name>``).
+        calibration: with a judge spec, a calibration file fitted by ``rubricjudge
+            calibrate`` (``"default"``: the judge's own; None: none).
+        verdict_method: with a judge spec, the reply layout (as ``grade --verdict-method``).
+        reasons: with a judge spec, ask why for the criteria that cost points (one
+            extra call each under ``verdict-only``); off: nobody reads a reward's reasons.
     """
 
     def __init__(
@@ -188,6 +195,9 @@ class RubricReward:
         reference_key: str = "reference",
         on_metric_error: OnMetricError = "error",
         name: str | None = None,
+        calibration: Any = "default",
+        verdict_method: str = "auto",
+        reasons: bool = False,
     ) -> None:
         if not isinstance(rubric, Rubric):
             rubric = Rubric.from_file(rubric)
@@ -202,9 +212,16 @@ class RubricReward:
         if concurrency < 1:
             raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
         if isinstance(grader, str):
-            from .._graders import CriterionGrader
+            from ._trust import reward_grader
 
-            grader = CriterionGrader(judge=grader)
+            grader = reward_grader(
+                grader, calibration=calibration, verdict_method=verdict_method, reasons=reasons
+            )
+        elif calibration != "default" or verdict_method != "auto" or reasons:
+            raise ConfigError(
+                "calibration, verdict_method and reasons apply to a judge spec; "
+                "set them on the grader given"
+            )
         if rubric.hybrid_metrics:
             from .._hybrid import HybridGrader, check_hybrid
 

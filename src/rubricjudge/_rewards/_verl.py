@@ -23,7 +23,17 @@ from ._engine import RewardEngine, engine
 
 __all__ = ["compute_score", "compute_score_async", "compute_score_batch"]
 
-_OURS = ("rubric", "judge", "base_url", "on_failure", "neutral_reward", "query_key")
+_OURS = (
+    "rubric",
+    "judge",
+    "base_url",
+    "on_failure",
+    "neutral_reward",
+    "query_key",
+    "calibration",
+    "verdict_method",
+    "reasons",
+)
 _VERLS = ("reward_router_address", "reward_model_tokenizer")  # added by veRL; not for us
 
 
@@ -44,6 +54,9 @@ def _settings(kwargs: Mapping[str, Any]) -> tuple[RewardEngine, str]:
         on_failure=kwargs.get("on_failure", "error"),
         neutral_reward=kwargs.get("neutral_reward", 0.5),
         flag="reward_kwargs.on_failure",
+        calibration=kwargs.get("calibration"),
+        verdict_method=kwargs.get("verdict_method", "auto"),
+        reasons=bool(kwargs.get("reasons", False)),
     )
     return eng, str(kwargs.get("query_key", "question"))
 

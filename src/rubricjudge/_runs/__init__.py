@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from ._batch_run import BatchOptions
     from ._calibrate import calibrate, pick_training
     from ._evaluate import evaluate, evaluate_sync
+    from ._export import export_rows, load_run
+    from ._read import GradedRun
     from ._result import ItemOutcome, RunResult
     from ._summary import RunSummary
 
@@ -23,6 +25,9 @@ _LAZY: dict[str, str] = {
     "pick_training": "._calibrate",
     "evaluate": "._evaluate",
     "evaluate_sync": "._evaluate",
+    "export_rows": "._export",
+    "load_run": "._export",
+    "GradedRun": "._read",
     "ItemOutcome": "._result",
     "RunResult": "._result",
     "RunSummary": "._summary",
@@ -34,11 +39,14 @@ __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
 
 __all__ = [
     "BatchOptions",
+    "GradedRun",
     "ItemOutcome",
     "RunResult",
     "RunSummary",
     "calibrate",
     "evaluate",
     "evaluate_sync",
+    "export_rows",
+    "load_run",
     "pick_training",
 ]

@@ -10,6 +10,7 @@ workers. ``evaluate`` collects the outcomes of a dataset (``_evaluate``);
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from ._fingerprint import describe_grader, fingerprint
 from ._job import Job
 from ._ordered import OrderedWriter
 from ._progress import ProgressArg, make_progress
+from ._read import TRAINING_META, training_ids
 from ._recording import RecordingJudge
 from ._remote import Executor
 from ._store import RunStore, StoredItem
@@ -108,7 +110,7 @@ async def drive(
             )
             if batch is None:
                 refuse_open_batches(store)
-            store.set_meta(dict(meta))
+            store.set_meta({**meta, TRAINING_META: json.dumps(training_ids(grader))})
             session.load_stored_judgments()
             if prepared is not None:
                 prepared(store)

@@ -4,6 +4,10 @@ tqdm draws the bar (elapsed time, rate, ETA when the total is known); a ticker
 task redraws it twice a second, so a wait with nothing finished yet (the local
 model loading, a slow first reply) still shows the clock moving and what it is
 waiting for, along with the judgments and judge errors counted so far.
+
+When stderr is not a terminal (a log file, CI, ``nohup``) no bar is drawn; a plain
+line is written every ``PLAIN_EVERY`` seconds instead, so a run of many minutes does
+not look hung.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -21,6 +26,9 @@ __all__ = ["Progress", "ProgressArg", "make_progress"]
 ProgressArg = bool | None | Callable[[int, int], Any]
 Counts = Callable[[], tuple[int, int]]
 """Returns (judgments answered, judge errors) so far."""
+
+PLAIN_EVERY = 10.0
+"""Seconds between two progress lines when stderr is not a terminal."""
 
 
 class Progress:
@@ -34,8 +42,14 @@ class Progress:
         callback: Callable[[int, int], Any] | None = None,
         done: int = 0,
         unit: str = "item",
+        plain: TextIO | None = None,
+        every: float = PLAIN_EVERY,
     ) -> None:
         self.total = total
+        self._plain = plain
+        self._every = every
+        self._unit = unit
+        self._start = time.monotonic()
         self.done = done
         self.failed = 0
         self._callback = callback
@@ -96,10 +110,31 @@ class Progress:
             self._set_postfix()
             self._bar.refresh()
 
+    def line(self) -> str:
+        """One plain line of the progress so far (for a log rather than a terminal)."""
+        total = "" if self.total is None else f"/{self.total}"
+        parts = [f"progress: {self.done}{total} {self._unit}s"]
+        if self._counts is not None:
+            answered, errors = self._counts()
+            parts.append(f"judgments={answered} errors={errors}")
+        if self.failed:
+            parts.append(f"failed items={self.failed}")
+        if self._status:
+            parts.append(self._status)
+        parts.append(f"{time.monotonic() - self._start:.0f}s elapsed")
+        return ", ".join(parts)
+
     async def tick(self, every: float = 0.5) -> None:
-        """Redraw every ``every`` seconds until cancelled (run it as a task)."""
+        """Redraw every ``every`` seconds until cancelled (run it as a task).
+
+        Without a bar, a plain line goes to the plain stream every ``PLAIN_EVERY`` s.
+        """
         if self._bar is None:
-            return
+            if self._plain is None:
+                return
+            while True:
+                await asyncio.sleep(self._every)
+                print(self.line(), file=self._plain, flush=True)
         while True:
             self._redraw()
             await asyncio.sleep(every)
@@ -127,10 +162,13 @@ async def ticking(bar: Progress) -> Any:
 def make_progress(arg: ProgressArg, total: int | None, done: int = 0) -> Progress:
     """Build a progress counter.
 
-    ``None`` draws when stderr is a terminal; True/False force it; a callable gets
-    ``(done, total)`` after each item (total -1 when unknown).
+    ``None`` draws when stderr is a terminal, and otherwise writes a plain line every
+    ``PLAIN_EVERY`` seconds; True/False force the bar (False: nothing at all); a
+    callable gets ``(done, total)`` after each item (total -1 when unknown).
     """
     if callable(arg):
         return Progress(total, callback=arg, done=done)
+    if arg is None and not sys.stderr.isatty():
+        return Progress(total, done=done, plain=sys.stderr)
     draw = sys.stderr.isatty() if arg is None else bool(arg)
     return Progress(total, stream=sys.stderr if draw else None, done=done)

@@ -23,7 +23,24 @@ from ._fingerprint import item_key
 from ._progress import Progress
 from ._store import DB_NAME, RunStore
 
-__all__ = ["GradedRun", "read_graded", "read_reports_jsonl", "read_run_dir"]
+__all__ = [
+    "TRAINING_META",
+    "GradedRun",
+    "read_graded",
+    "read_reports_jsonl",
+    "read_run_dir",
+    "recorded_training_ids",
+    "training_ids",
+]
+
+TRAINING_META = "calibration_train_ids"
+"""The run store's meta entry: the ids of the items the run's calibration was fitted on."""
+
+
+def training_ids(grader: Any) -> list[str]:
+    """The ids the calibration ``grader`` uses was fitted on (none without a calibration)."""
+    calibration = getattr(grader, "calibration", None)
+    return [str(i) for i in getattr(calibration, "train_ids", None) or []]
 
 
 @dataclass
@@ -32,6 +49,8 @@ class GradedRun:
 
     ``errors[i]`` says why item ``i`` has no report when it failed; an item of a run
     directory that was never graded has neither a report nor an error.
+    ``training_ids`` are the items the run's calibration was fitted on (a run
+    directory records them): agreement with people leaves them out by default.
     """
 
     source: str
@@ -40,6 +59,7 @@ class GradedRun:
     errors: list[str | None] = field(default_factory=list)
     dataset: Any = None
     run_dir: Path | None = None
+    training_ids: list[str] = field(default_factory=list)
 
     def item_rubric(self, index: int) -> Any:
         """The rubric of item ``index`` from the dataset copy, or None without one."""
@@ -166,7 +186,26 @@ def read_run_dir(
         k if k is not None else (item_key(items[i], i) if i < len(items) else f"#{i}")
         for i, k in enumerate(ids)
     ]
-    return GradedRun(str(path), keys, reports, errors=errors, dataset=dataset, run_dir=path)
+    return GradedRun(
+        str(path),
+        keys,
+        reports,
+        errors=errors,
+        dataset=dataset,
+        run_dir=path,
+        training_ids=recorded_training_ids(meta),
+    )
+
+
+def recorded_training_ids(meta: dict[str, str]) -> list[str]:
+    """The training ids a run store's ``meta`` records (none for a run without them)."""
+    import json
+
+    try:
+        ids = json.loads(meta.get(TRAINING_META, "[]"))
+    except ValueError:
+        return []
+    return [str(i) for i in ids] if isinstance(ids, list) else []
 
 
 def read_graded(

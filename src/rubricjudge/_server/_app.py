@@ -90,14 +90,15 @@ def create_app(settings: ServerSettings) -> Any:
                 500, f"rubric {rubric_id!r} is invalid on the server: {_unplaced(e, root)}"
             ) from None
 
-    def grader_for(rubric: Rubric) -> Any:
+    def grader_for(rubric: Rubric, base: Any = None) -> Any:
+        base = settings.grader if base is None else base
         if not rubric.hybrid_metrics:
-            return settings.grader
+            return base
         from .._hybrid import HybridGrader
 
-        if isinstance(settings.grader, HybridGrader):
-            return settings.grader
-        return HybridGrader(settings.grader)
+        if isinstance(base, HybridGrader):
+            return base
+        return HybridGrader(base)
 
     async def grade(rubric: Rubric, item: BatchItem) -> dict[str, Any]:
         grader = grader_for(rubric)
@@ -221,7 +222,7 @@ def create_app(settings: ServerSettings) -> Any:
 
         work = grade_rewards(
             rubric,
-            grader_for(rubric),
+            grader_for(rubric, settings.reward_grader),
             rollouts_of(body),
             concurrency=settings.concurrency,
             gate=gate,

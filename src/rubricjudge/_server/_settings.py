@@ -36,6 +36,8 @@ class ServerSettings:
         on_failure: ``/get_reward``'s failure policy: ``"error"``, ``"skip"`` or
             ``"neutral"`` (see :mod:`rubricjudge._rewards._batch`).
         neutral_value: the reward of a failed rollout under ``"neutral"``.
+        reward_grader: the grader of ``/get_reward`` (None: ``grader``); ``serve``
+            gives it the same judges without reasons, which no trainer reads.
     """
 
     source: RubricSource
@@ -48,6 +50,7 @@ class ServerSettings:
     default_rubric: str | None = None
     on_failure: OnFailure = "error"
     neutral_value: float = DEFAULT_NEUTRAL
+    reward_grader: Any = None
 
     def __post_init__(self) -> None:
         check_policy(self.on_failure, self.neutral_value)
