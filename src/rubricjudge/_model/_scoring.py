@@ -28,6 +28,11 @@ autorubric, ``rubric`` on Python 3.11 and PaperBench do, to match their results 
 last bit.
 Verdict values are parsed into reports in ``_verdicts`` (re-exported here).
 
+Gates (a criterion's ``gate``, see ``_relations``): while a gate criterion is UNMET the
+score is at most the gate's ``cap`` (0.0 by default), the unnormalised score at most
+the raw score that normalises to it; a judge failure on a gate criterion leaves the
+item without a score (``finalize``), never a 0. A rubric without gates scores as above.
+
 ``ScoringPolicy(compat="dataknobs")`` (:meth:`ScoringPolicy.dataknobs`) swaps these
 rules for the dataknobs executor's, which score a failure as 0 and do not clamp
 (``_scoring_dataknobs``); it is opt-in, for matching results made with dataknobs.
@@ -285,10 +290,26 @@ def score_reports(
     """Score top-level criterion reports; the single source of truth for scores."""
     neg = _all_negative(reports) if all_negative is None else all_negative
     score, raw, counted = _normalized(reports, policy, neg)
+    score, raw = _gated(reports, policy, score, raw)
     ca = sum(1 for r in leaf_reports(reports) if r.verdict is CriterionVerdict.CANNOT_ASSESS)
     # unnormalised, nothing counted is no score either (None, as autorubric): not a 0.0
     final = score if policy.normalize else (raw if counted else None)
     return ScoreResult(score=final, raw_score=raw, cannot_assess_count=ca)
+
+
+def _gated(
+    reports: Sequence[CriterionReport], policy: ScoringPolicy, score: float | None, raw: float
+) -> tuple[float | None, float]:
+    """(score, raw score) under the rubric's gates: capped while a gate is UNMET.
+
+    A rubric without gates is returned unchanged (see ``_relations``).
+    """
+    from ._relations import closed_gate_cap, raw_at
+
+    cap = closed_gate_cap(leaf_reports(reports), policy)
+    if cap is None or score is None or score <= cap:
+        return score, raw
+    return cap, min(raw, raw_at(cap, reports, policy))
 
 
 def finalize(
@@ -303,6 +324,7 @@ def finalize(
     it, nothing was graded: ``score`` is None. With ``default_fallback_verdicts`` the
     fallback verdicts score, as the seed ``rubric`` package's fallbacks do.
     """
+    from ._relations import gate_failure
     from ._reports import EvaluationReport, TokenUsage
 
     leaves = list(leaf_reports(reports))
@@ -319,6 +341,11 @@ def finalize(
         and r.scale_score is None
         and r.verdict in (None, CriterionVerdict.CANNOT_ASSESS)
     ]
+    gate_failed = gate_failure(leaves)  # a failed gate is never a closed (or open) gate
+    if gate_failed is not None:
+        return EvaluationReport(
+            score=None, report=reports, error=gate_failed, error_count=len(errors), **fields
+        )
     # fallback verdicts still score; dataknobs scores a rubric where all failed 0.0
     if leaves and len(unanswered) == len(leaves) and policy.compat != "dataknobs":
         return EvaluationReport(
