@@ -186,6 +186,17 @@ def test_lint_shows_relations_gates_and_mixed_signs() -> None:
     assert "penalty MET means the fault is present" in warned[0].message
 
 
+def test_levels_declared_exclusive_are_not_an_overlap() -> None:
+    criteria = [
+        Criterion(name="full", requirement="Explains how potential energy sets ionisation energy"),
+        Criterion(name="partial", requirement="Partly explains how potential energy sets energy"),
+    ]
+    overlap = [f for f in lint_rubric(Rubric(criteria)) if f.check == "overlap"]
+    assert overlap  # without the relation the two read as one criterion twice
+    related = Rubric(criteria, relations=[{"exclusive": ["full", "partial"]}])
+    assert not [f for f in lint_rubric(related) if f.check == "overlap"]
+
+
 def test_lint_threshold_counts_the_exclusive_pair() -> None:
     criteria = [
         Criterion(name="full", requirement="Full explanation", weight=2),

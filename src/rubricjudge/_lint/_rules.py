@@ -313,9 +313,13 @@ def lint_wording(rubric: Rubric) -> list[LintFinding]:
             msg = "may ask for two things at once ('and' / 'or'); split it into two criteria"
             out.append(LintFinding("warning", where, msg, "double_barrelled", "wording"))
     tokens = {p: {w for w in _words(c.requirement) if w not in STOPWORDS} for p, c in leaves}
-    for (pa, _), (pb, _) in combinations(leaves, 2):
+    # levels of one idea declared exclusive are meant to read alike: not an overlap
+    levels = [set(r.exclusive) for r in rubric.relations or [] if r.exclusive is not None]
+    for (pa, ca), (pb, cb) in combinations(leaves, 2):
         a, b = tokens[pa], tokens[pb]
         if len(a) < 3 or len(b) < 3:
+            continue
+        if any({ca.key, cb.key} <= group for group in levels):
             continue
         sim = len(a & b) / len(a | b)
         if sim >= OVERLAP:
