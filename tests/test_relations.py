@@ -271,6 +271,37 @@ def test_without_the_relation_both_are_met(chat_server: ChatServer) -> None:
     assert full.relation is None and partial.relation is None
 
 
+def test_a_calibration_decides_with_its_probabilities(chat_server: ChatServer) -> None:
+    from rubricjudge._calibration import Calibration, CalibrationGroup
+    from rubricjudge._calibration._model import criterion_id
+
+    # the judge prefers partial (0.7 against 0.6); the calibration fitted for "full"
+    # raises its MET (bias +2 on the logit), so the calibrated joint decision keeps full
+    full = PAIR.criteria[0]
+    group = CalibrationGroup(
+        id=f"criterion:{criterion_id(full)}", labels=["MET", "UNMET"], scale=1, bias=[2, 0], n=40
+    )
+    cal = Calibration(judge="openai/test", verdict_method="verdict-only", groups=[group])
+    chat_server.handler = lambda body: _p_yes(
+        body["messages"][1]["content"],
+        {"Explains it fully": 0.6, "Explains it partly": 0.7, "Names the element": 0.9},
+    )
+    options = {"base_url": chat_server.base_url, "cache": False}
+    common: dict[str, Any] = {"verdict_method": "verdict-only", "evidence": "off"}
+    plain = CriterionGrader("openai/test", judge_options=options, reasons=False, **common)
+    got = [r.verdict.value for r in plain.grade_sync(PAIR, "Some answer.").report[:2]]
+    assert got == [UNMET, MET]
+    calibrated = CriterionGrader(
+        "openai/test", judge_options=options, reasons=False, calibration=cal, **common
+    )
+    full_r, partial_r = calibrated.grade_sync(PAIR, "Some answer.").report[:2]
+    assert (full_r.verdict.value, partial_r.verdict.value) == (MET, UNMET)
+    assert full_r.relation is not None and full_r.calibration is not None
+    assert full_r.relation.p_met == pytest.approx(full_r.calibration.p_calibrated)
+    assert full_r.relation.p_met > 0.9
+    assert partial_r.relation is not None and partial_r.relation.changed
+
+
 def _report(name: str, verdict: str, **kw: Any) -> CriterionReport:
     criterion = next(c for c in PAIR.criteria if c.name == name)
     return CriterionReport(criterion=criterion, verdict=verdict, **kw)
