@@ -335,6 +335,21 @@ def test_without_probabilities_the_fewest_and_least_credit_change() -> None:
     assert out[0].relation is not None and out[0].relation.p_met is None
 
 
+def test_a_verdict_set_against_its_probability_counts_as_certain() -> None:
+    # an evidence check turned full down although the judge said MET at 0.9: that verdict
+    # stands, and the relation is satisfied, so nothing changes
+    full = _report("full", UNMET, probabilities={"MET": 0.9, "UNMET": 0.1})
+    partial = _report("partial", MET, probabilities={"MET": 0.55, "UNMET": 0.45})
+    out = decide_related(PAIR, [full, partial, _report("other", MET)])
+    assert [r.verdict.value for r in out] == [UNMET, MET, MET]
+    assert out[0].relation is not None and out[0].relation.p_met is None
+    # and when the relation is broken it is the consistent verdict that gives way
+    full = _report("full", MET, probabilities={"MET": 0.3, "UNMET": 0.7})
+    partial = _report("partial", MET, probabilities={"MET": 0.9, "UNMET": 0.1})
+    out = decide_related(PAIR, [full, partial, _report("other", MET)])
+    assert [r.verdict.value for r in out] == [MET, UNMET, MET]
+
+
 def test_a_failed_or_undecided_member_is_left_alone() -> None:
     failed = _report("full", "CANNOT_ASSESS", error="timeout")
     partial = _report("partial", MET, probabilities={"MET": 0.6, "UNMET": 0.4})

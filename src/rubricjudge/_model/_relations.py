@@ -21,11 +21,12 @@ MET that was used; ``probabilities`` stay the judge's own). Assignments are enum
 a related set may hold at most :data:`MAX_RELATED` criteria (2**12 = 4,096 assignments
 of a few additions each, well under a millisecond), which rubric validation enforces.
 
-A criterion whose judge gave no probabilities counts its verdict as near certain
-(``1 - 1e-9``), so the fewest verdicts change; ties go to the assignment that gives less
-credit (the conservative reading), then to rubric order. A criterion that failed (a
-judge error), is CANNOT_ASSESS or is judged turn by turn with a mean credit is left as
-it is, and the relations that involve it are not enforced on it.
+A criterion whose judge gave no probabilities, or whose verdict a later step set
+against them (an evidence check's downgrade, a stronger judge's answer), counts its
+verdict as near certain (``1 - 1e-9``), so the fewest verdicts change; ties go to the
+assignment that gives less credit (the conservative reading), then by the names. A
+criterion that failed (a judge error), is CANNOT_ASSESS or is judged turn by turn with a
+mean credit is left as it is, and the relations that involve it are not enforced on it.
 """
 
 from __future__ import annotations
@@ -282,6 +283,17 @@ def _decidable(report: CriterionReport) -> bool:
     )
 
 
+def _used(p: float | None, met: bool) -> float | None:
+    """``p`` when the verdict follows it, else None (the verdict then counts as certain).
+
+    A later step may set a verdict against the judge's probability: an evidence check's
+    downgrade, a stronger judge's answer.
+    """
+    if p is None or (p >= 0.5 if met else p <= 0.5):
+        return p
+    return None
+
+
 def _log(p: float) -> float:
     return math.log(min(max(p, _FLOOR), 1.0 - _FLOOR))
 
@@ -303,8 +315,13 @@ def decide_related(rubric: Rubric, leaves: Sequence[CriterionReport]) -> list[Cr
             continue
         mine = [r for r in relations if set(r.names) & set(names)]
         reports = [out[where[n]] for n in names]
-        probs = [p_met(r) for r in reports]
         said = [r.verdict is CriterionVerdict.MET for r in reports]
+        probs = [_used(p_met(r), s) for r, s in zip(reports, said, strict=True)]
+        if all(r.holds(dict(zip(names, said, strict=True))) for r in mine):
+            chosen = tuple(said)  # the most probable assignment already: nothing to decide
+            for k, name in enumerate(names):
+                out[where[name]] = _record(reports[k], chosen[k], probs[k], mine, name)
+            continue
         p = [
             q if q is not None else (_CERTAIN if s else 1.0 - _CERTAIN)
             for q, s in zip(probs, said, strict=True)
