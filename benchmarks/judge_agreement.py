@@ -351,7 +351,7 @@ def protocol_r(folder: Path, exclusive: dict[int, tuple[str, ...]], cached_only:
         )
         print(
             f"{'method':52} {'n':>5} {'acc':>6} {'kappa':>6} {'F1':>6} {'MET%':>6} "
-            f"{'pair acc':>8} {'pair k':>6} {'both MET':>8}"
+            f"{'pair acc':>8} {'pair k':>6} {'both MET':>8} {'score MAE':>9}"
         )
         for how, cal in (("uncalibrated", None), ("default calibration", _shipped_calibration())):
             for with_relation in (False, True):
@@ -362,8 +362,21 @@ def protocol_r(folder: Path, exclusive: dict[int, tuple[str, ...]], cached_only:
                 print(
                     f"{name:52} {s.n:5d} {s.accuracy:6.1%} {s.kappa:6.3f} {s.f1:6.3f} "
                     f"{s.met_rate:6.1%} {p.accuracy:8.1%} {p.kappa:6.3f} "
-                    f"{_both_met(got, names, rubric):8d}"
+                    f"{_both_met(got, names, rubric):8d} {_score_error(rubric, test, got):9.3f}"
                 )
+
+
+def _score_error(rubric: Rubric, cases: Sequence[Judged], got: dict[tuple[int, int], str]) -> float:
+    """Mean absolute difference between each answer's score and its labels' score."""
+    items = sorted({c.item for c in cases})
+    truth = {(c.item, c.crit): c.truth for c in cases}
+    n = len(rubric.criteria)
+    errors = []
+    for item in items:
+        mine = rubric.compute_score([got[(item, k)] for k in range(n)])
+        theirs = rubric.compute_score([truth[(item, k)] for k in range(n)])
+        errors.append(abs((mine or 0.0) - (theirs or 0.0)))
+    return statistics.mean(errors)
 
 
 def _both_met(verdicts: dict[tuple[int, int], str], names: Sequence[str], rubric: Rubric) -> int:
