@@ -1,7 +1,7 @@
 """Agreement with real people, on real answers: the numbers behind the local judge's defaults.
 
-Run: ``python benchmarks/judge_agreement.py [--ricechem DIR] [--protocols a,b,c,d,e]
-[--repeats 5] [--max-train N]``.
+Run: ``python benchmarks/judge_agreement.py [--ricechem DIR] [--protocols a,b,c,d,e,r]
+[--repeats 5] [--max-train N] [--exclusive q1:a,b]``.
 
 Data (see ``_realdata.py``): RiceChem's 1,240 student answers with teaching-assistant
 labels (27 binary criteria), split 80/10/10 per question with seed 42 as Sonkar et
@@ -22,6 +22,12 @@ Protocols (binary figures micro-averaged over every held-out (answer, criterion)
 * (d) cold start: fit on three questions' train splits, test on the fourth's test split.
 * (e) LLM-Rubric multi-choice test split: exact option and Spearman's rho against the
   human's option, fitted on the dev split.
+* (r) relations (not in the default set: ``--protocols r``): RiceChem test-split agreement
+  with and without criteria declared mutually exclusive (``--exclusive q1:a,b``; q1's
+  full/partial explanation pair by default), the judge alone and with the calibration
+  the local judge ships; the verdicts of the declared group are decided together by the
+  library's own joint decision (``decide_related``). Only the declared questions' test
+  splits are judged.
 
 Methods: ``judge`` (the verdict the judge's probabilities give), ``shipped`` (the
 calibration in ``rubricjudge/data/local_calibration.json``), ``platt`` and ``probe``
@@ -52,9 +58,11 @@ from _realdata import (  # noqa: E402
     ricechem_dir,
 )
 
-from rubricjudge import RubricDataset  # noqa: E402
+from rubricjudge import Rubric, RubricDataset  # noqa: E402
 from rubricjudge._calibration import Calibration  # noqa: E402
 from rubricjudge._calibration._train import Sample, fit_groups  # noqa: E402
+from rubricjudge._model._relations import decide_related  # noqa: E402
+from rubricjudge._model._reports import CalibrationRecord, CriterionReport  # noqa: E402
 from rubricjudge.errors import UsageError  # noqa: E402
 
 ANCHORS = [
@@ -264,6 +272,128 @@ def protocol_d(rc: dict[int, dict[str, list[Judged]]]) -> None:
         print(score(cases, lambda c, a=answers: a[id(c)]).row(f"all four held out: {name}"))
 
 
+# -- (r) relations: an exclusive pair decided together ------------------------------
+RICECHEM_EXCLUSIVE = {1: ("full_pe_ie_explanation", "partial_pe_ie_explanation")}
+"""RiceChem's levels of one idea: q1's full and partial explanation of potential energy
+against ionisation energy (its teaching assistants never marked both MET)."""
+
+
+def parse_exclusive(given: Sequence[str]) -> dict[int, tuple[str, ...]]:
+    """``--exclusive q1:a,b`` values as {question: names}; RiceChem q1's pair by default."""
+    if not given:
+        return dict(RICECHEM_EXCLUSIVE)
+    out: dict[int, tuple[str, ...]] = {}
+    for value in given:
+        head, _, names = value.partition(":")
+        if not head.startswith("q") or not head[1:].isdigit() or "," not in names:
+            sys.exit(f"--exclusive {value!r}: write it as qN:criterion_a,criterion_b[,...]")
+        out[int(head[1:])] = tuple(n.strip() for n in names.split(","))
+    return out
+
+
+def decided(
+    rubric: Rubric, cases: Sequence[Judged], cal: Calibration | None
+) -> dict[tuple[int, int], str]:
+    """(item, criterion) -> verdict, each answer's verdicts decided with ``rubric``'s relations.
+
+    The per-criterion answer is what the grader makes of the cached probabilities (the
+    calibrated probability when ``cal`` is given, as ``calibrate_outcome`` records it);
+    the joint decision is the library's own (``decide_related``, which the grader runs).
+    """
+    by_item: dict[int, list[Judged]] = {}
+    for c in cases:
+        by_item.setdefault(c.item, []).append(c)
+    out: dict[tuple[int, int], str] = {}
+    for item, judged in by_item.items():
+        judged.sort(key=lambda c: c.crit)
+        reports = []
+        for c in judged:
+            criterion = rubric.criteria[c.crit]
+            verdict, p = judge_alone(c)
+            record = None
+            if cal is not None and (got := cal.calibrate(c.criterion, c.probabilities, c.features)):
+                verdict, p = got[0], got[1].get("MET", 0.0)
+                record = CalibrationRecord(p_calibrated=p)
+            reports.append(
+                CriterionReport(
+                    criterion=criterion,
+                    verdict=verdict,
+                    probabilities=c.probabilities,
+                    calibration=record,
+                )
+            )
+        for c, r in zip(judged, decide_related(rubric, reports), strict=True):
+            out[(item, c.crit)] = r.verdict.value if r.verdict is not None else "UNMET"
+    return out
+
+
+def protocol_r(folder: Path, exclusive: dict[int, tuple[str, ...]], cached_only: bool) -> None:
+    """Test-split agreement with and without each declared exclusive group."""
+    for q, names in sorted(exclusive.items()):
+        data = RubricDataset.from_file(folder / f"q{q}.json")
+        rubric = data.rubric
+        keys = [c.key for c in rubric.criteria]
+        missing = [n for n in names if n not in keys]
+        if missing:
+            sys.exit(f"--exclusive q{q}: no criteria {missing}; q{q} has {keys}")
+        related = Rubric(rubric.criteria, relations=[{"exclusive": list(names)}])
+        test_items = autorubric_split(len(data.items))["test"]
+        if cached_only:  # a partial run: what the cache holds, said loudly
+            cache = FeatureCache(f"ricechem_q{q}")
+            test_items = [i for i in test_items if cache.has(i, len(rubric.criteria))]
+            print(f"q{q}: --cached-only, {len(test_items)} test answers", file=sys.stderr)
+        test = judge_dataset(f"ricechem_q{q}", data, test_items, label=f"q{q} test")
+        pair = [c for c in test if rubric.criteria[c.crit].key in names]
+        truth_both = _both_met({(c.item, c.crit): c.truth for c in pair}, names, rubric)
+        print(
+            f"\n(r) q{q} test split ({len(test_items)} answers, {len(test)} pairs), exclusive: "
+            f"{', '.join(names)}; the labels mark {truth_both} answers with more than one MET"
+        )
+        print(
+            f"{'method':52} {'n':>5} {'acc':>6} {'kappa':>6} {'F1':>6} {'MET%':>6} "
+            f"{'pair acc':>8} {'pair k':>6} {'both MET':>8} {'score MAE':>9}"
+        )
+        for how, cal in (("uncalibrated", None), ("default calibration", _shipped_calibration())):
+            for with_relation in (False, True):
+                got = decided(related if with_relation else rubric, test, cal)
+                s = score(test, lambda c, g=got: (g[(c.item, c.crit)], 0.5))
+                p = score(pair, lambda c, g=got: (g[(c.item, c.crit)], 0.5))
+                name = f"judge, {how}, {'with' if with_relation else 'without'} the relation"
+                print(
+                    f"{name:52} {s.n:5d} {s.accuracy:6.1%} {s.kappa:6.3f} {s.f1:6.3f} "
+                    f"{s.met_rate:6.1%} {p.accuracy:8.1%} {p.kappa:6.3f} "
+                    f"{_both_met(got, names, rubric):8d} {_score_error(rubric, test, got):9.3f}"
+                )
+
+
+def _score_error(rubric: Rubric, cases: Sequence[Judged], got: dict[tuple[int, int], str]) -> float:
+    """Mean absolute difference between each answer's score and its labels' score."""
+    items = sorted({c.item for c in cases})
+    truth = {(c.item, c.crit): c.truth for c in cases}
+    n = len(rubric.criteria)
+    errors = []
+    for item in items:
+        mine = rubric.compute_score([got[(item, k)] for k in range(n)])
+        theirs = rubric.compute_score([truth[(item, k)] for k in range(n)])
+        errors.append(abs((mine or 0.0) - (theirs or 0.0)))
+    return statistics.mean(errors)
+
+
+def _both_met(verdicts: dict[tuple[int, int], str], names: Sequence[str], rubric: Rubric) -> int:
+    index = {c.key: i for i, c in enumerate(rubric.criteria)}
+    items = {item for item, _ in verdicts}
+    return sum(
+        1 for item in items if sum(verdicts.get((item, index[n])) == "MET" for n in names) > 1
+    )
+
+
+def _shipped_calibration() -> Calibration:
+    from importlib import resources
+
+    path = resources.files("rubricjudge").joinpath("data", "local_calibration.json")
+    return Calibration.load(str(path))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ricechem", help="folder with RiceChem's q1.json .. q4.json")
@@ -277,8 +407,18 @@ def main() -> None:
     ap.add_argument(
         "--cached-only", action="store_true", help="use only answers already judged (partial)"
     )
+    ap.add_argument(
+        "--exclusive",
+        action="append",
+        default=[],
+        metavar="qN:A,B",
+        help="protocol (r): criteria of question N that exclude one another (repeatable); "
+        "RiceChem q1's full/partial explanation pair by default",
+    )
     args = ap.parse_args()
     wanted = set(args.protocols.split(","))
+    if "r" in wanted:
+        protocol_r(ricechem_dir(args.ricechem), parse_exclusive(args.exclusive), args.cached_only)
     if wanted & set("abcd"):
         rc = load_ricechem(ricechem_dir(args.ricechem), args.max_train, args.cached_only)
         secs = [c.seconds for q in rc for part in rc[q].values() for c in part if c.seconds]

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rubricjudge import CannotAssessStrategy, Criterion, CriterionOption, Rubric, ScoringPolicy
@@ -270,3 +270,131 @@ def test_fail_is_the_worst_resolution(case: tuple[Rubric, list[Any]], data: st.D
             )
             resolved[i] = data.draw(st.sampled_from(real))
     assert score(rubric, resolved, ScoringPolicy(CannotAssessStrategy.FAIL)) >= fail - 1e-12
+
+
+# -- gates and relations (``_relations``) ---------------------------------------------------------
+@st.composite
+def gated_cases(draw: st.DrawFn) -> tuple[Rubric, Rubric, list[Any], float]:
+    """(rubric with a gate, the same without it, verdicts other than the gate's, the cap)."""
+    rest = draw(criteria("c", 1))
+    cap = draw(st.sampled_from([0.0, 0.25, 0.5, 0.9]))
+    weight = draw(st.sampled_from([0.0, 1.0, 5.0]))
+    gate = Criterion(name="gate", requirement="req gate", weight=weight, gate={"cap": cap})
+    plain = gate.model_copy(update={"gate": None})
+    at = draw(st.integers(0, len(rest)))
+    gated = Rubric([*rest[:at], gate, *rest[at:]])
+    ungated = Rubric([*rest[:at], plain, *rest[at:]])
+    verdicts = [verdict_for(draw, c) for c in Rubric(rest).leaves()]
+    return gated, ungated, verdicts, cap
+
+
+def _with_gate(rubric: Rubric, verdicts: list[Any], gate: Any) -> list[Any]:
+    leaves = [c.name for c in rubric.leaves()]
+    out = list(verdicts)
+    out.insert(leaves.index("gate"), gate)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(gated_cases(), policies(), st.booleans())
+def test_a_gate_caps_and_never_raises(
+    case: tuple[Rubric, Rubric, list[Any], float], p: ScoringPolicy, normalize: bool
+) -> None:
+    gated, ungated, verdicts, cap = case
+    p = p.with_normalize(normalize)
+    for gate in ("MET", "UNMET", "CANNOT_ASSESS"):
+        vs = _with_gate(gated, verdicts, gate)
+        free = score_reports(reports_from_verdicts(ungated, vs), p)
+        got = score_reports(reports_from_verdicts(gated, vs), p)
+        closed = gate == "UNMET" or (
+            gate == "CANNOT_ASSESS" and p.cannot_assess in ("zero", "fail")
+        )
+        if not closed:  # an open gate changes nothing
+            assert got == free
+            continue
+        if free.score is None:
+            assert got.score is None
+            continue
+        unit = score_reports(reports_from_verdicts(ungated, vs), p.with_normalize(True)).score
+        assert unit is not None
+        if normalize:
+            assert got.score == pytest.approx(min(free.score, cap))
+        assert got.raw_score <= free.raw_score + 1e-9  # a closed gate never adds
+        gated_unit = score_reports(reports_from_verdicts(gated, vs), p.with_normalize(True)).score
+        assert gated_unit is not None and gated_unit <= cap + 1e-12
+        if unit <= cap:  # under the cap: untouched
+            assert got == free
+
+
+@st.composite
+def related_cases(draw: st.DrawFn) -> tuple[Rubric, list[float]]:
+    n = draw(st.integers(2, 6))
+    names = [f"r{i}" for i in range(n)]
+    crits = [
+        Criterion(name=x, requirement=f"req {x}", weight=draw(st.sampled_from([1.0, 2.0, 0.5])))
+        for x in names
+    ]
+    relations: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(1, 4))):
+        a, b = draw(st.permutations(names))[:2]
+        if draw(st.booleans()):
+            relations.append({"exclusive": sorted({a, b, *draw(st.sets(st.sampled_from(names)))})})
+        else:
+            relations.append({"implies": {"when": a, "then": b}})
+    try:
+        rubric = Rubric(crits, relations=relations)
+    except Exception:  # a cycle or a contradiction: refused, as it should be
+        assume(False)
+    probs = [draw(st.floats(0.01, 0.99)) for _ in names]
+    return rubric, probs
+
+
+@settings(max_examples=200, deadline=None)
+@given(related_cases())
+def test_the_joint_decision_is_the_most_probable_valid_assignment(
+    case: tuple[Rubric, list[float]],
+) -> None:
+    from itertools import product
+
+    from rubricjudge._model._relations import decide_related
+    from rubricjudge._model._reports import CriterionReport
+
+    rubric, probs = case
+    leaves = [
+        CriterionReport(
+            criterion=c,
+            verdict="MET" if p > 0.5 else "UNMET",
+            probabilities={"MET": p, "UNMET": 1 - p},
+        )
+        for c, p in zip(rubric.leaves(), probs, strict=True)
+    ]
+    names = [c.name for c in rubric.leaves()]
+
+    def valid(bits: tuple[bool, ...]) -> bool:
+        met = dict(zip(names, bits, strict=True))
+        for rel in rubric.relations or []:
+            if rel.exclusive is not None and sum(met[x] for x in rel.exclusive) > 1:
+                return False
+            if rel.implies is not None and met[rel.implies.when] and not met[rel.implies.then]:
+                return False
+        return True
+
+    def logp(bits: tuple[bool, ...]) -> float:
+        return sum(math.log(p if b else 1 - p) for p, b in zip(probs, bits, strict=True))
+
+    out = decide_related(rubric, leaves)
+    chosen = tuple(r.verdict is not None and r.verdict.value == "MET" for r in out)
+    assert valid(chosen)
+    best = max(logp(bits) for bits in product((False, True), repeat=len(names)) if valid(bits))
+    assert logp(chosen) == pytest.approx(best, abs=1e-9)
+    independent = tuple(p > 0.5 for p in probs)
+    if valid(independent):  # nothing to decide: the judge's verdicts stand
+        assert chosen == independent
+    related = {x for rel in rubric.relations or [] for x in rel.names}
+    for before, after in zip(leaves, out, strict=True):
+        assert after.probabilities == before.probabilities  # the judge's own, kept
+        if before.criterion.name not in related:  # outside every relation: untouched
+            assert after == before
+            continue
+        assert after.relation is not None
+        assert after.relation.changed == (after.verdict != before.verdict)

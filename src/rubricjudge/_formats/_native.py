@@ -34,6 +34,7 @@ _RUBRIC_ORDER = (
     "pass_threshold",
     "guidelines",
     "criteria",
+    "relations",
     "hybrid_metrics",
     "metadata",
 )
@@ -44,6 +45,7 @@ _CRITERION_ORDER = (
     "requirement",
     "weight",
     "required",
+    "gate",
     "options",
     "scale",
     "scale_type",
@@ -70,6 +72,8 @@ def _criterion_out(data: dict[str, Any], criterion: Criterion) -> dict[str, Any]
     data.setdefault("weight", criterion.weight)
     if criterion.scale is not None:
         data["scale"] = criterion.scale.model_dump(mode="json")
+    if criterion.gate is not None:  # ``gate: true`` unless it caps rather than zeroes
+        data["gate"] = True if criterion.gate.cap == 0 else {"cap": criterion.gate.cap}
     if "options" in data:
         data["options"] = [
             _ordered({"value": opt.value, **d}, _OPTION_ORDER)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._errors import ConfigError
-from .._model._rubric import Criterion
+from .._model._rubric import Criterion, Rubric
 
-__all__ = ["ConversionReport", "criterion_label"]
+__all__ = ["ConversionReport", "criterion_label", "relations_cannot"]
 
 
 def criterion_label(path: str, criterion: Criterion) -> str:
@@ -47,3 +47,22 @@ class ConversionReport:
         if self.errors:
             lines = "\n  ".join(self.errors)
             raise ConfigError(f"cannot write this rubric as {self.target}:\n  {lines}")
+
+
+def relations_cannot(rubric: Rubric, rep: ConversionReport) -> None:
+    """Record the relations and gates, which no other format can express.
+
+    Dropping them would change the verdicts and the scores the rubric gives, so the
+    conversion is refused rather than made with a warning.
+    """
+    for i, rel in enumerate(rubric.relations or []):
+        rep.cannot(
+            f"relations[{i}] ({rel.describe()}): {rep.target} has no relations between "
+            "criteria; keep the rubric in the native format (or remove the relation)"
+        )
+    gates = [c for c in rubric.iter_all() if c.gate is not None]
+    for c in gates:
+        rep.cannot(
+            f"criterion {c.key or c.requirement[:40]!r}: {rep.target} has no gates; keep the "
+            "rubric in the native format (or remove 'gate')"
+        )

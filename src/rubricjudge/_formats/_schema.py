@@ -15,6 +15,9 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 def rubric_json_schema() -> dict[str, Any]:
     """Return the JSON Schema (draft 2020-12) a native rubric file must satisfy."""
     generated = Rubric.model_json_schema(by_alias=False, mode="validation")
+    gate = generated.get("$defs", {}).get("Criterion", {}).get("properties", {}).get("gate")
+    if gate is not None:  # ``gate: true`` (a gate that zeroes the score) is read as a Gate
+        gate["anyOf"] = [*gate["anyOf"], {"type": "boolean"}]
     properties = {
         MARKER_KEY: {
             "const": MARKER,

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from .._model._rubric import Criterion, CriterionOption, Rubric, ScoringType
-from ._report import ConversionReport, criterion_label
+from ._report import ConversionReport, criterion_label, relations_cannot
 
 __all__ = ["to_dataknobs"]
 
@@ -223,5 +223,6 @@ def to_dataknobs(rubric: Rubric) -> tuple[dict[str, Any], list[str]]:
     ]
     if lost:
         rep.change(f"dataknobs has no place for {', '.join(lost)}; dropped")
+    relations_cannot(rubric, rep)
     rep.raise_if_impossible()
     return out, rep.all_changes()

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._model._rubric import CalibrationExample, Criterion, Rubric, ScoringType
 from ._openrubricrl import DOMAINS, METRIC_TYPES
-from ._report import ConversionReport, criterion_label
+from ._report import ConversionReport, criterion_label, relations_cannot
 
 __all__ = ["to_openrubricrl"]
 
@@ -201,5 +201,6 @@ def to_openrubricrl(rubric: Rubric) -> tuple[dict[str, Any], list[str]]:
             out["hybrid_metrics"].append(entry)
     if rubric.metadata:
         out["metadata"] = dict(rubric.metadata)
+    relations_cannot(rubric, rep)
     rep.raise_if_impossible()
     return out, rep.all_changes()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Self, cast
 from .._aio import gather_all
 from .._errors import ConfigError, JudgeError
 from .._judges._base import Judge, JudgeRequest
+from .._model._relations import decide_related
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Criterion, Rubric, ScoringType
 from .._model._scoring import assemble_reports, finalize
@@ -516,7 +517,9 @@ class CriterionGrader(Grader):
         self, ctx: GradeContext, leaves: Sequence[Leaf], extra_calls: int = 0
     ) -> EvaluationReport:
         """Assemble leaf results and hand them to :meth:`aggregate` for the score."""
-        reports = assemble_reports(ctx.rubric.criteria, [r for r, _, _ in leaves])
+        # related criteria are decided together before anything is scored (``_relations``)
+        decided = decide_related(ctx.rubric, [r for r, _, _ in leaves])
+        reports = assemble_reports(ctx.rubric.criteria, decided)
         token = _RUBRIC.set(ctx.rubric)
         try:
             report = _call_aggregate(self.aggregate, reports, ctx.rubric, self.normalize)

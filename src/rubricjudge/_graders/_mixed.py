@@ -16,6 +16,7 @@ from .._errors import ConfigError
 from .._methods._functions import FunctionRegistry
 from .._methods._levels import ERROR_LEVEL, level_id
 from .._methods._run import Functions, _judge, check_method, coerce_policy, run_method
+from .._model._relations import decide_related
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Criterion, Rubric, ScoringType
 from .._model._scoring import DEFAULT_POLICY, ScoringPolicy, assemble_reports, finalize
@@ -125,7 +126,8 @@ async def evaluate_rubric(
         _with_level(next(llm_reports)) if c.method is ScoringType.LLM else next(by_method)
         for c in leaves
     ]
-    reports = assemble_reports(rubric.criteria, ordered)
+    # related verdicts are decided together, across judged and computed criteria
+    reports = assemble_reports(rubric.criteria, decide_related(rubric, ordered))
     metadata: dict[str, Any] = {"evaluator": "evaluate_rubric"}
     if rubric.id is not None:
         metadata["rubric_id"] = rubric.id

@@ -12,7 +12,10 @@ Structural checks (the dataknobs meta-rubric's, plus what users trip over):
   score) and not trivial (above the worst achievable score);
 * ``levels``: ordinal options are listed in value order; options that all give
   no credit, or all the same credit, are flagged;
-* ``all_negative``: a rubric of penalties only is scored ``1 + raw / sum|w|``.
+* ``all_negative``: a rubric of penalties only is scored ``1 + raw / sum|w|``;
+* ``relations``: the relations and gates, shown (info), and a warning where a relation
+  joins a reward and a penalty. ``threshold`` counts them: an exclusive pair is never
+  both MET at the best score.
 
 Wording heuristics (always on, warnings): vague words, very short requirements,
 double-barrelled requirements ("and" / "or" joining two demands), overlapping
@@ -152,7 +155,31 @@ def _extreme_reports(rubric: Rubric, best: bool) -> list[Any]:
         o = c.options[i]
         sel = OptionSelection(index=i, label=o.label, value=o.value, na=o.na)
         leaves.append(CriterionReport(criterion=c, selection=sel))
+    if rubric.relations:
+        leaves = _extreme_related(rubric, leaves, best)
     return assemble_reports(rubric.criteria, leaves)
+
+
+def _extreme_related(rubric: Rubric, leaves: list[Any], best: bool) -> list[Any]:
+    """The extreme leaves with each related set at its best (worst) allowed assignment."""
+    from .._model._relations import _valid_assignments, related_sets
+
+    signs = {c.key: sign for _, c, sign in _walk(rubric.criteria) if c.key is not None}
+    where = {r.criterion.key: i for i, r in enumerate(leaves) if r.criterion.key is not None}
+    relations = rubric.relations or []
+    for names in related_sets(relations):
+        mine = [r for r in relations if set(r.names) <= set(names)]
+        gain = [signs[n] * abs(leaves[where[n]].criterion.weight) for n in names]
+
+        def credit(bits: tuple[bool, ...], gain: list[float] = gain) -> float:
+            return sum(g for g, b in zip(gain, bits, strict=True) if b)
+
+        pick = max if best else min
+        bits = pick(_valid_assignments(names, mine), key=credit)
+        for name, met in zip(names, bits, strict=True):
+            verdict = CriterionVerdict.MET if met else CriterionVerdict.UNMET
+            leaves[where[name]] = leaves[where[name]].model_copy(update={"verdict": verdict})
+    return leaves
 
 
 def achievable_range(rubric: Rubric) -> tuple[float, float]:
@@ -210,11 +237,41 @@ def _levels(rubric: Rubric) -> list[LintFinding]:
     return out
 
 
+def _relations(rubric: Rubric) -> list[LintFinding]:
+    """Show the relations and gates; warn where a relation joins a reward and a penalty."""
+    from .._model._relations import mixed_sign_relations
+
+    out: list[LintFinding] = []
+    for i, rel in enumerate(rubric.relations or []):
+        if rel.exclusive is not None:
+            msg = f"{rel.describe()}: at most one of them is MET"
+        else:
+            msg = f"{rel.describe()}: {rel.names[0]!r} is MET only if {rel.names[1]!r} is"
+        msg += "; decided together when the judge gives probabilities"
+        out.append(LintFinding("info", f"relations[{i}]", msg, "relations"))
+    for i, rel, penalties in mixed_sign_relations(rubric):
+        shown = ", ".join(repr(n) for n in penalties)
+        msg = (
+            f"{rel.describe()} joins rewards and penalties ({shown}): on a penalty MET means "
+            "the fault is present, so this relation is about the fault, not its absence. "
+            "Check that is what you mean (e.g. 'exclusive' of a correct answer and a "
+            "'states a wrong value' penalty), or relate the positive wording instead"
+        )
+        out.append(LintFinding("warning", f"relations[{i}]", msg, "relations"))
+    for path, c, _ in _walk(rubric.criteria):
+        if c.gate is None:
+            continue
+        then = "the score is 0" if c.gate.cap == 0 else f"the score is at most {c.gate.cap:g}"
+        msg = f"gate: while {_label(c)} is UNMET {then}; a judge failure on it leaves no score"
+        out.append(LintFinding("info", f"{path}.gate", msg, "relations"))
+    return out
+
+
 def lint_structure(rubric: Rubric, *, format: str | None = None) -> list[LintFinding]:
     """Return the structural findings (no judge, no wording heuristics)."""
     fmt = format or rubric.metadata.get("format")
     out = [*_independence(rubric), *_weights(rubric, fmt if isinstance(fmt, str) else None)]
-    out += _threshold(rubric) + _levels(rubric)
+    out += _threshold(rubric) + _levels(rubric) + _relations(rubric)
     if rubric.is_all_negative:
         msg = (
             "every weight is negative (an error-detection rubric): the score is "
@@ -256,9 +313,13 @@ def lint_wording(rubric: Rubric) -> list[LintFinding]:
             msg = "may ask for two things at once ('and' / 'or'); split it into two criteria"
             out.append(LintFinding("warning", where, msg, "double_barrelled", "wording"))
     tokens = {p: {w for w in _words(c.requirement) if w not in STOPWORDS} for p, c in leaves}
-    for (pa, _), (pb, _) in combinations(leaves, 2):
+    # levels of one idea declared exclusive are meant to read alike: not an overlap
+    levels = [set(r.exclusive) for r in rubric.relations or [] if r.exclusive is not None]
+    for (pa, ca), (pb, cb) in combinations(leaves, 2):
         a, b = tokens[pa], tokens[pb]
         if len(a) < 3 or len(b) < 3:
+            continue
+        if any({ca.key, cb.key} <= group for group in levels):
             continue
         sim = len(a & b) / len(a | b)
         if sim >= OVERLAP:

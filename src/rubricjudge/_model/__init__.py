@@ -5,6 +5,7 @@ from ._criterion import (
     Criterion,
     CriterionOption,
     CriterionVerdict,
+    Gate,
     Scale,
     ScaleType,
     ScoringMethod,
@@ -13,6 +14,7 @@ from ._criterion import (
 from ._group import GroupReport, ListwiseAnswer, TieBreak
 from ._pairwise import CriterionPreference, OrderAnswer, PairwiseReport
 from ._pairwise_stats import PairwiseStats
+from ._relations import Implication, Relation
 from ._reports import (
     CalibrationRecord,
     CriterionReport,
@@ -22,6 +24,7 @@ from ._reports import (
     JudgeVote,
     MetricResult,
     OptionSelection,
+    RelationRecord,
     ScaleScore,
     SectionScore,
     TokenUsage,
@@ -43,8 +46,10 @@ __all__ = [
     "Escalation",
     "EvaluationReport",
     "EvidenceCheck",
+    "Gate",
     "GroupReport",
     "HybridMetric",
+    "Implication",
     "JudgeVote",
     "ListwiseAnswer",
     "MetricResult",
@@ -52,6 +57,8 @@ __all__ = [
     "OrderAnswer",
     "PairwiseReport",
     "PairwiseStats",
+    "Relation",
+    "RelationRecord",
     "Rubric",
     "Scale",
     "ScaleScore",

@@ -28,6 +28,7 @@ __all__ = [
     "Criterion",
     "CriterionOption",
     "CriterionVerdict",
+    "Gate",
     "Scale",
     "ScaleType",
     "ScoringMethod",
@@ -200,6 +201,29 @@ class CriterionOption(BaseModel):
 CANONICAL_NA_OPTION = CriterionOption(label="N/A", value=0.0, na=True, id="na")
 
 
+class Gate(BaseModel):
+    """What a gate criterion does to the score when it is UNMET.
+
+    ``cap`` is the highest score (normalised, in [0, 1]) a submission can get while
+    the gate is UNMET: 0.0 (the default) means nothing else counts. ``gate: true``
+    in a rubric file is ``gate: {cap: 0.0}``.
+    """
+
+    model_config = STRICT
+
+    cap: float = 0.0
+
+    @field_validator("cap")
+    @classmethod
+    def _cap(cls, v: float) -> float:
+        if not (math.isfinite(v) and 0.0 <= v < 1.0):
+            raise ValueError(
+                f"gate cap {v!r} is outside [0, 1); give the highest score (0 = nothing counts) "
+                "a submission can get while the gate is UNMET"
+            )
+        return v
+
+
 class CalibrationExample(BaseModel):
     """A scored example (OpenRubricRL ``examples``), shown to judges for calibration."""
 
@@ -246,7 +270,18 @@ class Criterion(BaseModel):
     scope: Scope | None = None
     turn_aggregation: TurnAggregation | None = None
     required: bool = True
+    gate: Gate | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("gate", mode="before")
+    @classmethod
+    def _gate_shorthand(cls, v: Any) -> Any:
+        # ``gate: true`` is a gate that zeroes the score; ``gate: false`` is no gate
+        if v is True:
+            return Gate()
+        if v is False:
+            return None
+        return v
 
     @field_validator("requirement")
     @classmethod
@@ -287,7 +322,24 @@ class Criterion(BaseModel):
         if self.subcriteria is not None and not self.subcriteria:
             raise ValueError("subcriteria is empty; remove it or list the children")
         self._check_trajectory()
+        self._check_gate()
         return self
+
+    def _check_gate(self) -> None:
+        if self.gate is None:
+            return
+        if not (self.is_binary and self.is_leaf):
+            raise ValueError(
+                "a gate is decided MET or UNMET: remove 'options' / 'scale' / 'subcriteria' "
+                "from this criterion, or remove 'gate'"
+            )
+        if self.weight < 0:
+            raise ValueError(
+                f"a gate closes when it is UNMET, but this criterion is a penalty (weight "
+                f"{self.weight:g}): MET means the fault is present, so UNMET is the good "
+                "outcome. Write the gate as a positive criterion (e.g. 'free of <the fault>', "
+                "weight 0 or more) or remove 'gate'"
+            )
 
     @property
     def levels(self) -> list[CriterionOption]:

@@ -21,6 +21,7 @@ __all__ = [
     "JudgeVote",
     "MetricResult",
     "OptionSelection",
+    "RelationRecord",
     "ScaleScore",
     "SectionScore",
     "TokenUsage",
@@ -142,6 +143,23 @@ class CalibrationRecord(BaseModel):
     method: str = ""
 
 
+class RelationRecord(BaseModel):
+    """How the rubric's relations decided this criterion together with related ones.
+
+    ``raw_verdict`` is the verdict the criterion's own answer gave, ``p_met`` the
+    probability of MET the joint decision used (calibrated when a calibration applied;
+    None when the judge gave no probabilities), ``changed`` whether the joint decision
+    changed the verdict, and ``relations`` the relations it takes part in.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    raw_verdict: CriterionVerdict | None = None
+    p_met: float | None = None
+    changed: bool = False
+    relations: list[str] = Field(default_factory=list)
+
+
 class EvidenceCheck(BaseModel):
     """Whether the judge's quote from the submission is really in it.
 
@@ -213,7 +231,8 @@ class CriterionReport(BaseModel):
     ``CANNOT_ASSESS``, or option labels). Both are None where the backend exposes
     no probabilities; they are never taken from the judge's own words. An ensemble
     reports vote agreement in ``agreement`` beside them. ``calibration``,
-    ``evidence_check`` and ``escalation`` record what those steps did;
+    ``evidence_check``, ``escalation`` and ``relation`` (the rubric's relations
+    deciding related criteria together) record what those steps did;
     ``stability`` what each repeat answered when the judgment was repeated.
 
     A criterion judged on every assistant turn keeps each turn's verdict in
@@ -243,6 +262,7 @@ class CriterionReport(BaseModel):
     evidence_check: EvidenceCheck | None = None
     escalation: Escalation | None = None
     stability: Stability | None = None
+    relation: RelationRecord | None = None
     level_id: str | None = None
     evidence: list[str] = Field(default_factory=list)
     notes: str = ""

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from .._errors import ConfigError, UsageError
 from ._criterion import (
@@ -23,12 +23,14 @@ from ._criterion import (
     Criterion,
     CriterionOption,
     CriterionVerdict,
+    Gate,
     Scale,
     ScaleType,
     ScoringMethod,
     ScoringType,
 )
 from ._criterion import STRICT as _STRICT
+from ._relations import Implication, Relation, check_relations
 
 __all__ = [
     "CANONICAL_NA_OPTION",
@@ -37,7 +39,10 @@ __all__ = [
     "Criterion",
     "CriterionOption",
     "CriterionVerdict",
+    "Gate",
     "HybridMetric",
+    "Implication",
+    "Relation",
     "Rubric",
     "Scale",
     "ScaleType",
@@ -77,6 +82,7 @@ class Rubric(BaseModel):
     pass_threshold: float | None = None
     guidelines: str | None = None
     hybrid_metrics: list[HybridMetric] | None = None
+    relations: list[Relation] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     def __init__(self, criteria: list[Criterion] | None = None, /, **data: Any) -> None:
@@ -114,6 +120,14 @@ class Rubric(BaseModel):
                     raise ValueError(f"criterion name/id {c.key!r} is used twice; make it unique")
                 seen.add(c.key)
         return self
+
+    @field_validator("relations")
+    @classmethod
+    def _relations(cls, v: list[Relation] | None, info: ValidationInfo) -> list[Relation] | None:
+        criteria = info.data.get("criteria")
+        if v and criteria:  # criteria that failed validation are reported on their own
+            check_relations(criteria, v)
+        return v
 
     @property
     def rubric(self) -> list[Criterion]:

@@ -47,6 +47,11 @@ decided criteria allow. Skipping the undecided criteria instead would not be a b
 a rubric whose credit-carrying criteria all failed and whose penalty was answered
 UNMET would score 1.0. Rewards and the gate never use a partial score.
 
+Gates (a criterion's ``gate``, see ``_relations``): while a gate criterion is UNMET the
+score is at most the gate's ``cap`` (0.0 by default), the unnormalised score at most
+the raw score that normalises to it; a judge failure on a gate criterion leaves the
+item without a score (``finalize``), never a 0. A rubric without gates scores as above.
+
 ``ScoringPolicy(compat="dataknobs")`` (:meth:`ScoringPolicy.dataknobs`) swaps these
 rules for the dataknobs executor's, which score a failure as 0 and do not clamp
 (``_scoring_dataknobs``); it is opt-in, for matching results made with dataknobs.
@@ -327,6 +332,7 @@ def score_reports(
     """Score top-level criterion reports; the single source of truth for scores."""
     neg = _all_negative(reports) if all_negative is None else all_negative
     score, raw, counted = _normalized(reports, policy, neg)
+    score, raw = _gated(reports, policy, score, raw)
     ca = sum(1 for r in leaf_reports(reports) if r.verdict is CriterionVerdict.CANNOT_ASSESS)
     # unnormalised, nothing counted is no score either (None, as autorubric): not a 0.0
     final = score if policy.normalize else (raw if counted else None)
@@ -405,6 +411,21 @@ def _failure_message(failed: Sequence[CriterionReport], leaves: int) -> str:
     )
 
 
+def _gated(
+    reports: Sequence[CriterionReport], policy: ScoringPolicy, score: float | None, raw: float
+) -> tuple[float | None, float]:
+    """(score, raw score) under the rubric's gates: capped while a gate is UNMET.
+
+    A rubric without gates is returned unchanged (see ``_relations``).
+    """
+    from ._relations import closed_gate_cap, raw_at
+
+    cap = closed_gate_cap(leaf_reports(reports), policy)
+    if cap is None or score is None or score <= cap:
+        return score, raw
+    return cap, min(raw, raw_at(cap, reports, policy))
+
+
 def finalize(
     rubric: Rubric,
     reports: list[CriterionReport],
@@ -420,6 +441,7 @@ def finalize(
     True when even the floor passes, else None). With ``default_fallback_verdicts``
     the fallback verdicts score, as the seed ``rubric`` package's fallbacks do.
     """
+    from ._relations import gate_failure
     from ._reports import EvaluationReport, TokenUsage
 
     leaves = list(leaf_reports(reports))
@@ -432,6 +454,11 @@ def finalize(
     unanswered = [r for r in errors if _undecided(r)]
     failed = judge_failures(reports) if policy.compat != "dataknobs" else []
     # fallback verdicts still score; dataknobs scores a failure 0 (its executor's rule)
+    gate_failed = gate_failure(leaves)  # a failed gate is never a closed (or open) gate
+    if gate_failed is not None:
+        return EvaluationReport(
+            score=None, report=reports, error=gate_failed, error_count=len(errors), **fields
+        )
     if leaves and len(unanswered) == len(leaves) and policy.compat != "dataknobs":
         return EvaluationReport(
             score=None,
