@@ -27,10 +27,34 @@ from .._model._scoring import CannotAssessStrategy
 from .._model._verdicts import reports_from_verdicts
 from ._split import stratified_split
 
-__all__ = ["DataItem", "DatasetBase", "GroundTruth", "normalize_ground_truth"]
+__all__ = ["DataItem", "DatasetBase", "GroundTruth", "item_keys", "normalize_ground_truth"]
 
 GroundTruth = list[CriterionVerdict | str | None]
 """One value per leaf criterion; None where that criterion has no human label."""
+
+
+def item_keys(items: Sequence[Any]) -> list[str]:
+    """How runs, metrics and the label page name each item: its id, else ``#index``.
+
+    An item's own id may be spelt like an unnamed item's name (the id ``"#1"`` beside
+    an unnamed item at index 1): that unnamed item then gets one more ``#`` in front
+    (``##1``, ``###1`` ...) until its name is free. So every name is unique (ids are
+    unique, and unnamed items differ in their index), and a dataset without such an
+    id names its items as it always did: runs and labels stored under those names
+    still match.
+    """
+    ids = [getattr(item, "id", None) for item in items]
+    own = {str(i) for i in ids if i not in (None, "")}
+    out = []
+    for index, ident in enumerate(ids):
+        if ident not in (None, ""):
+            out.append(str(ident))
+            continue
+        name = f"#{index}"
+        while name in own:
+            name = "#" + name
+        out.append(name)
+    return out
 
 
 @dataclass
