@@ -177,19 +177,25 @@ class _Tally:
     def __init__(self, pairwise: bool) -> None:
         from .._model._pairwise_stats import PairwiseTally
 
-        self.items = self.graded = 0
+        self.items = self.graded = self.failed = 0
         self.pairs = PairwiseTally() if pairwise else None
         self.rewards: list[float] = []
+        self.failures: list[str] = []  # the first items not compared or ranked, with why
 
     def add(self, report: Any) -> None:
         self.items += 1
         if self.pairs is not None:
             self.pairs.add(report)
-            self.graded += int(report.preferred is not None)
+            done = report.preferred is not None
         else:
             placed = [r for r in report.rewards if r is not None]
-            self.graded += int(bool(placed))
+            done = bool(placed)
             self.rewards.extend(placed)
+        self.graded += int(done)
+        if not done:
+            self.failed += 1
+            if len(self.failures) < 3:
+                self.failures.append(f"{report.id}: {report.error or 'no result'}")
 
 
 async def _run(
@@ -276,4 +282,8 @@ def _summary_text(args: argparse.Namespace, tally: _Tally, summary: Any) -> str:
     lines.append(f"judge calls: {summary.judge_calls}  tokens: {tokens}  cost: {cost}")
     if summary.errors:
         lines.append(f"judge calls that failed: {summary.errors.get('judge', 0)} (recorded)")
+    if tally.failed:
+        what = "pairs not compared" if tally.pairs is not None else "groups not ranked"
+        lines.append(f"{what}: {tally.failed}")
+        lines.extend(f"  {f}" for f in tally.failures)
     return "\n".join(lines)
