@@ -166,7 +166,7 @@ def test_auth_rubric_choice_and_bad_bodies(tmp_path: Path) -> None:
             assert client.post("/get_reward", json={**body, "rubric": "fruit"}).status_code == 200
             # a NaN or Infinity label (JSON readers accept them) is no reference answer
             for bad in ("NaN", "Infinity", "-Infinity"):
-                raw = '{"query": ["apple"], "labels": [%s]}' % bad
+                raw = '{"query": ["apple"], "labels": [' + bad + "]}"
                 r = client.post(
                     "/get_reward?rubric=fruit",
                     content=raw,
