@@ -156,3 +156,28 @@ def test_a_judge_reply_with_half_an_emoji_is_stored_and_written(
     reports = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert all(r["score"] == 1.0 for r in reports), err
     assert reports[0]["report"][0]["reason"] == "cut \ufffd"
+
+
+def test_tool_call_arguments_holding_half_an_emoji(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the arguments are JSON text inside the JSON line: their escapes decode only there
+    rubric_file, _ = _answers(tmp_path)
+    arguments = json.dumps({"q": f"cut {HALF}"})  # '{"q": "cut \\ud83d"}'
+    call = {"id": "c1", "type": "function", "function": {"name": "look", "arguments": arguments}}
+    messages = [
+        {"role": "user", "content": "Why is the sky blue?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "Rayleigh"},
+        {"role": "assistant", "content": "Rayleigh scattering."},
+    ]
+    answers = tmp_path / "conv.jsonl"
+    answers.write_text(json.dumps({"id": "t", "messages": messages}) + "\n", encoding="utf-8")
+    out, run, html = tmp_path / "out.jsonl", tmp_path / "run", tmp_path / "r.html"
+    args = ["grade", str(rubric_file), str(answers), "--judge", "fake", "--evidence", "off"]
+    code = main([*args, "-o", str(out), "--run-dir", str(run)])
+    err = capsys.readouterr().err
+    assert code == 0 and "Traceback" not in err, err
+    assert json.loads(out.read_text(encoding="utf-8"))["score"] is not None
+    assert main(["report", str(out), "--submissions", str(answers), "-o", str(html)]) == 0
+    assert "cut \ufffd" in html.read_text(encoding="utf-8")
