@@ -181,3 +181,17 @@ def test_tool_call_arguments_holding_half_an_emoji(
     assert json.loads(out.read_text(encoding="utf-8"))["score"] is not None
     assert main(["report", str(out), "--submissions", str(answers), "-o", str(html)]) == 0
     assert "cut \ufffd" in html.read_text(encoding="utf-8")
+
+
+def test_an_item_built_in_python_is_stored_written_and_reported(tmp_path: Path) -> None:
+    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._judges._fake import FakeJudge
+    from rubricjudge._runs import evaluate_sync
+
+    ds = RubricDataset(prompt="Why?", rubric=rubric())
+    ds.add_item(submission=f"cut {HALF}", id=f"id {HALF}", query=f"q {HALF}")
+    assert ds.items[0].submission == "cut \ufffd" and ds.items[0].id == "id \ufffd"
+    result = evaluate_sync(ds, CriterionGrader(FakeJudge()), run_dir=tmp_path / "run")
+    assert result.summary.items_graded == 1
+    copy = RubricDataset.from_file(tmp_path / "run" / "dataset.jsonl")
+    assert copy.items[0].query == "q \ufffd"

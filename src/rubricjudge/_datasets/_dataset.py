@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from .._errors import ConversationError, DatasetError, VerdictError
+from .._limits import without_surrogates
 from .._model._conversation import Conversation
 from .._model._messages import read_messages
 from .._model._rubric import CriterionVerdict, Rubric
@@ -31,6 +32,28 @@ __all__ = ["DataItem", "DatasetBase", "GroundTruth", "item_keys", "normalize_gro
 
 GroundTruth = list[CriterionVerdict | str | None]
 """One value per leaf criterion; None where that criterion has no human label."""
+
+
+def _whole_characters(item: DataItem) -> DataItem:
+    """``item`` with a lone surrogate in its text fields replaced by U+FFFD.
+
+    Files are read so already (``_limits``); an item built in Python may still hold
+    one, which no UTF-8 run store, report or dataset copy could write.
+    """
+    fields = {
+        "submission": item.submission if isinstance(item.submission, str) else None,
+        "description": item.description,
+        "reference_submission": item.reference_submission,
+        "id": item.id,
+        "query": item.query,
+        "metadata": item.metadata,
+    }
+    fixed, changed = without_surrogates(fields)
+    if not changed:
+        return item
+    if fixed["submission"] is None:
+        del fixed["submission"]
+    return replace(item, **fixed)
 
 
 def item_keys(items: Sequence[Any]) -> list[str]:
@@ -179,6 +202,7 @@ class DatasetBase:
             except ConversationError as e:
                 raise DatasetError(str(e)) from None
             item = replace(item, submission=conv)
+        item = _whole_characters(item)
         if not isinstance(item.submission, str | Conversation):
             raise DatasetError(
                 f"{where}.submission: expected a string or a conversation, got "
