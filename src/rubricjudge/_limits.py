@@ -157,6 +157,8 @@ def _scrubbed(text: str | bytes, data: Any, source: str | None, line: int | None
     if isinstance(text, bytes):
         if b"\\u" not in text and b"\\U" not in text:
             return data
+    elif "\\u" not in text and "\\U" not in text and text.isascii():
+        return data  # the common case, found without a regex
     elif _MAY_HOLD.search(text) is None:
         return data
     data, changed = without_surrogates(data)

@@ -15,6 +15,7 @@ becomes the option's own label ``"Good"``.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Self
@@ -34,12 +35,23 @@ GroundTruth = list[CriterionVerdict | str | None]
 """One value per leaf criterion; None where that criterion has no human label."""
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED = re.compile(r"\\u[dD][89a-fA-F]")  # a surrogate as repr writes it
+
+
 def _whole_characters(item: DataItem) -> DataItem:
     """``item`` with a lone surrogate in its text fields replaced by U+FFFD.
 
     Files are read so already (``_limits``); an item built in Python may still hold
-    one, which no UTF-8 run store, report or dataset copy could write.
+    one, which no UTF-8 run store, report or dataset copy could write. Checked fast
+    first (a regex per text, ``repr`` of the metadata, which writes a surrogate as its
+    escape): loading a dataset must not walk every item's data twice.
     """
+    texts = (item.submission, item.description, item.reference_submission, item.id, item.query)
+    if not any(isinstance(t, str) and not t.isascii() and _SURROGATE.search(t) for t in texts) and (
+        not item.metadata or _ESCAPED.search(repr(item.metadata)) is None
+    ):
+        return item
     fields = {
         "submission": item.submission if isinstance(item.submission, str) else None,
         "description": item.description,
