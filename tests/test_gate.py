@@ -314,3 +314,29 @@ def test_damaged_run_directories_exit_2_without_a_traceback(
     (not_a_db / DB_NAME).write_bytes(b"garbage" * 100)
     code, _, err = _gate(capsys, runs["base"], not_a_db)
     assert code == 2 and "run store" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("NaN", "'score' is nan"),
+        ("-Infinity", "'score' is -inf"),
+        ("5.0", "'score' is 5, outside 0 to 1"),
+        ('"0.5"', "'score' is str '0.5', not a number"),
+    ],
+)
+def test_a_score_that_is_not_a_score_is_refused_with_its_line(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, why: str
+) -> None:
+    # NaN and -Infinity counted as N/A (half the scores NaN still passed coverage); 5.0
+    # and the text "0.5" were used as they are
+    lines = runs["drop.jsonl"].read_text(encoding="utf-8").splitlines()
+    for k in range(1, len(lines), 2):  # half the scores
+        row = json.loads(lines[k])
+        row["score"] = "SCORE"
+        lines[k] = json.dumps(row).replace('"SCORE"', value)
+    bad = tmp_path / "new.jsonl"
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, _, err = _gate(capsys, runs["base.jsonl"], bad)
+    assert code == 2, err
+    assert f"{bad} line 2:" in err and why in err and "Traceback" not in err

@@ -125,6 +125,22 @@ def test_group_cli_writes_rewards_and_ranks(
     assert read_lines(out2)[0]["ranks"][2] == 1.0
 
 
+def test_a_listwise_failure_says_why_on_stderr(
+    tmp_path: Path, chat_server: ChatServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it said "see the errors above", and nothing above said why: the reason was only in
+    # the -o file, which a run that ranked nothing leaves as it was
+    chat_server.handler = lambda body: Reply.json({"ranking": [1, 1]})
+    groups = tmp_path / "g.jsonl"
+    groups.write_text(json.dumps({"id": "g1", "submissions": ["Paris.", "Lyon."]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    args = (str(groups), "--group", "--group-method", "listwise", "-o", str(out))
+    assert grade(tmp_path, chat_server, *args) == 1
+    err = capsys.readouterr().err
+    assert "groups not ranked: 1" in err and "g1: " in err
+    assert "does not name each answer" in err.split("see the errors above")[0]
+
+
 def test_group_input_errors_name_the_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

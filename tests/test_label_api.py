@@ -23,6 +23,7 @@ from label_helpers import (
     LabelServer,
     grade_run,
     labels_on_disk,
+    rubric,
     write_conversation_dataset,
     write_dataset,
 )
@@ -119,6 +120,25 @@ def test_other_sites_and_rebound_names_are_refused_on_loopback(dataset: Path) ->
         rebound = http.get("/api/next", headers={"host": "evil.example:80"})  # DNS rebinding
         assert rebound.status_code == 403
         assert http.post("/api/labels", json=body).status_code == 200
+        # a host name is case-insensitive: LOCALHOST is this server, and so is its origin
+        port = server.url.rstrip("/").rsplit(":", 1)[1]
+        upper = {"host": f"LOCALHOST:{port}", "origin": f"http://LocalHost:{port}"}
+        assert http.get("/api/next", headers=upper).status_code == 200
+
+
+def test_an_id_with_a_comma_can_be_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "ds.json"
+    ds = RubricDataset(prompt="Why?", rubric=rubric())
+    for name in ("a,b", "c", "a"):  # "a,b" split at its comma would skip "a" instead
+        ds.add_item(submission=f"answer {name}", id=name)
+    ds.to_file(path)
+    with LabelServer(path, "--order", "random") as server, server.client() as http:
+        first = http.get("/api/next").json()["item_id"]
+        skipped = http.get("/api/next", params=[("skip", first)]).json()["item_id"]
+        assert skipped != first
+        both = http.get("/api/next", params=[("skip", first), ("skip", skipped)]).json()
+        assert both["item_id"] not in (first, skipped)
+        assert {first, skipped, both["item_id"]} == {"a,b", "c", "a"}
 
 
 def test_a_host_reachable_from_elsewhere_needs_a_token(

@@ -220,3 +220,66 @@ def test_a_hostile_conversation_stays_text(context: Any, tmp_path: Path) -> None
         tab.label_current()
     assert labels_on_disk(dataset)["conv-0"] == STORED
     assert tab.errors == []
+
+
+def _char_lefts(page: Any, selector: str, word: str) -> list[float]:
+    """Where each character of ``word`` inside ``selector``'s text is drawn (x, left)."""
+    lefts: list[float] = page.evaluate(
+        """([selector, word]) => {
+          const walker = document.createTreeWalker(document.querySelector(selector), 4);
+          while (walker.nextNode()) {
+            const node = walker.currentNode, at = node.data.indexOf(word);
+            if (at < 0) continue;
+            return Array.from(word, (_, k) => {
+              const r = document.createRange();
+              r.setStart(node, at + k);
+              r.setEnd(node, at + k + 1);
+              return r.getBoundingClientRect().left;
+            });
+          }
+          return [];
+        }""",
+        [selector, word],
+    )
+    return lefts
+
+
+def test_a_right_to_left_override_reverses_nothing(context: Any, tmp_path: Path) -> None:
+    from label_helpers import rubric
+    from rubricjudge import RubricDataset
+
+    dataset = tmp_path / "ds.json"
+    ds = RubricDataset(prompt="Why?", rubric=rubric())
+    # drawn as written, U+202E would show "abcdef" as "fedcba": the labeller reads
+    # text that is not there
+    ds.add_item(submission="safe \u202eabcdef tail", id="rlo", query="q \u202eabcdef")
+    ds.to_file(dataset)
+    tab = Tab(context)
+    with LabelServer(dataset) as server:
+        tab.open(server.url)
+        for selector in ("#submission pre", "#query"):
+            lefts = _char_lefts(tab.page, selector, "abcdef")
+            assert len(lefts) == 6 and lefts == sorted(lefts), (selector, lefts)
+        text = tab.page.text_content("#submission pre") or ""
+        assert text == "safe \u27e8U+202E\u27e9abcdef tail"  # the control, shown as a mark
+    assert tab.errors == []
+
+
+def test_the_page_skips_an_id_holding_a_comma(context: Any, tmp_path: Path) -> None:
+    from label_helpers import rubric
+    from rubricjudge import RubricDataset
+
+    dataset = tmp_path / "ds.json"
+    ds = RubricDataset(prompt="Why?", rubric=rubric())
+    for name in ("x,y", "x", "z"):
+        ds.add_item(submission=f"answer {name}", id=name)
+    ds.to_file(dataset)
+    tab = Tab(context)
+    with LabelServer(dataset, "--order", "random") as server:
+        tab.open(server.url)
+        seen = [tab.item_id()]
+        for _ in range(2):
+            tab.next_item()  # Enter on an unlabelled item skips it for now
+            seen.append(tab.item_id())
+        assert sorted(seen) == ["x", "x,y", "z"], seen  # each offered once
+    assert tab.errors == []

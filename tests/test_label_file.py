@@ -109,3 +109,67 @@ def test_yaml_keeps_comments_quoting_and_list_indentation(tmp_path: Path) -> Non
     assert meta["clarity"]["yes"]["label"] == "great" and isinstance(
         meta["cause"]["yes"]["at"], str
     )
+
+
+def test_a_crlf_tab_indented_json_file_keeps_its_style(tmp_path: Path) -> None:
+    path = tmp_path / "ds.json"
+    data = {"prompt": "Why?", "rubric": RUBRIC, "items": items(3)}
+    text = json.dumps(data, indent="\t", ensure_ascii=False).replace("\n", "\r\n") + "\r\n"
+    path.write_bytes(text.encode())
+    LabelStore(path).apply("i1", {"cause": "MET"}, "ana")
+    after = path.read_bytes().decode()
+    assert after.count("\r\n") == after.count("\n")  # every line still ends in CRLF
+    lines = after.split("\r\n")
+    at = next(i for i, line in enumerate(lines) if '"ground_truth"' in line)
+    assert lines[at].startswith("\t\t\t" + '"ground_truth"')  # tabs, at the item's depth
+    assert not any(line.startswith(" ") for line in lines)  # no line indented with spaces
+    assert json.loads(after)["items"][1]["ground_truth"]["cause"] == "MET"
+
+
+def test_a_crlf_yaml_file_keeps_its_line_ends(tmp_path: Path) -> None:
+    path = tmp_path / "ds.yaml"
+    data = {"prompt": "Why?", "rubric": RUBRIC, "items": items(2)}
+    path.write_bytes(yaml.safe_dump(data, sort_keys=False).replace("\n", "\r\n").encode())
+    LabelStore(path).apply("i0", {"cause": "MET"}, "ana")
+    after = path.read_bytes().decode()
+    assert after.count("\r\n") == after.count("\n") > 10
+    assert RubricDataset.from_file(path).items[0].ground_truth is not None
+
+
+def test_an_id_spelt_like_an_unnamed_items_name_gets_its_own_labels(tmp_path: Path) -> None:
+    # item 0 is named "#1" by its author; item 1 has no id, so it was "#1" too: the page
+    # showed one and the labels were written onto the other
+    path = tmp_path / "ds.jsonl"
+    rows = [
+        {"id": "#1", "submission": "answer A"},
+        {"submission": "answer B"},
+        {"submission": "answer C"},
+    ]
+    lines = [json.dumps({"prompt": "Why?", "rubric": RUBRIC})] + [json.dumps(r) for r in rows]
+    path.write_text("\n".join(lines) + "\n")
+    store = LabelStore(path)
+    file = store.current()
+    names = [store.key_at(file, i) for i in range(3)]
+    assert names == ["#1", "##1", "#2"]  # a dataset without such an id keeps "#N"
+    store.apply("#1", {"cause": "MET"}, "ana")
+    store.apply("##1", {"cause": "UNMET"}, "ana")
+    truth = [json.loads(line).get("ground_truth") for line in path.read_text().splitlines()[1:]]
+    assert truth[0]["cause"] == "MET" and truth[1]["cause"] == "UNMET" and truth[2] is None
+
+
+def test_stale_temporary_copies_are_removed_and_nothing_else(tmp_path: Path) -> None:
+    path = tmp_path / "ds.json"
+    path.write_text(json.dumps({"prompt": "Why?", "rubric": RUBRIC, "items": items(2)}))
+    stale = [tmp_path / ".ds.json.abcd1234.tmp", tmp_path / ".ds.json.x_9y8z7w.tmp"]
+    kept = [
+        tmp_path / ".ds.json.short.tmp",  # not tempfile's 8 characters
+        tmp_path / ".other.json.abcd1234.tmp",  # another file's
+        tmp_path / "ds.json.abcd1234.tmp",  # not hidden: not ours
+    ]
+    for p in stale + kept:
+        p.write_text("partial")
+    (tmp_path / ".ds.json.linkxxxx.tmp").symlink_to(kept[0])  # a link is never followed
+    store = LabelStore(path)
+    assert store.removed_temps == 2
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in kept) and (tmp_path / ".ds.json.linkxxxx.tmp").is_symlink()

@@ -272,3 +272,21 @@ def test_a_max_items_run_shows_only_the_items_it_reached(
     assert len(items) == 3 and not any(it.get("error") for it in items)
     assert "not reached" in page and "220 items of the dataset, never graded" in page
     assert len(page) < 400_000
+
+
+def test_a_right_to_left_override_is_shown_not_obeyed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from report_runs import rubric
+    from rubricjudge import RubricDataset
+    from rubricjudge._cli.main import main
+
+    ds = RubricDataset(prompt="Why?", rubric=rubric())
+    ds.add_item(submission="safe \u202eabcdef", id="rlo \u202eid")
+    data, run, html = tmp_path / "ds.json", tmp_path / "run", tmp_path / "r.html"
+    ds.to_file(data)
+    assert main(["evaluate", str(data), "--judge", "fake", "--run-dir", str(run)]) == 0
+    assert main(["report", str(run), "-o", str(html)]) == 0, capsys.readouterr().err
+    page = html.read_text(encoding="utf-8")
+    assert "\u202e" not in page  # drawn, it would reverse "abcdef" on the page
+    assert "safe \u27e8U+202E\u27e9abcdef" in page and "rlo \u27e8U+202E\u27e9id" in page

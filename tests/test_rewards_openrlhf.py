@@ -164,6 +164,16 @@ def test_auth_rubric_choice_and_bad_bodies(tmp_path: Path) -> None:
             r = client.post("/get_reward?rubric=fruit", json={"query": ["a"] * 65})
             assert r.status_code == 422 and "--max-batch" in r.json()["error"]
             assert client.post("/get_reward", json={**body, "rubric": "fruit"}).status_code == 200
+            # a NaN or Infinity label (JSON readers accept them) is no reference answer
+            for bad in ("NaN", "Infinity", "-Infinity"):
+                raw = '{"query": ["apple"], "labels": [' + bad + "]}"
+                r = client.post(
+                    "/get_reward?rubric=fruit",
+                    content=raw,
+                    headers={"content-type": "application/json"},
+                )
+                assert r.status_code == 422, (bad, r.text)
+                assert "labels[0]" in r.text and "finite number" in r.text
 
 
 def test_tokens_in_urls_never_reach_the_access_log() -> None:

@@ -307,3 +307,16 @@ async def test_metrics_from_a_run_directory(tmp_path: Path) -> None:
     assert from_dir.criterion("correct").n == 8
     assert from_dir.criterion("correct").n_missing == 0
     assert from_dir.items_judged == 8
+
+
+def test_an_id_spelt_like_an_unnamed_items_name_is_its_own_item(tmp_path: Path) -> None:
+    # item 0's author named it "#1", the name the unnamed item at index 1 gets: the run
+    # refused the dataset ("share the id"); names are unique by construction now
+    items = [DataItem(submission="A", id="#1"), DataItem(submission="B"), DataItem("C")]
+    ds = RubricDataset(prompt="Say something", rubric=_rubric(), items=items)
+    result = evaluate_sync(ds, _grader(Counting()), run_dir=tmp_path / "run")
+    assert [o.key for o in result.outcomes] == ["#1", "##1", "#2"]
+    assert all(o.status == "done" for o in result.outcomes)
+    plain = RubricDataset(prompt="Say something", rubric=_rubric(), items=items[1:])
+    again = evaluate_sync(plain, _grader(Counting()))
+    assert [o.key for o in again.outcomes] == ["#0", "#1"]  # as runs always named them

@@ -198,6 +198,8 @@ def test_unknown_rubric_and_traversal_is_404(served: Served, rubric_id: str) -> 
     with served.client() as c:
         r = c.post("/score", json={"rubric": rubric_id, "submission": "x"})
         assert r.status_code == 404, r.text
+        if rubric_id not in ("nope", "secret"):  # not an id at all: said so, not "(known: ...)"
+            assert "is not a rubric id" in r.json()["error"] and "known" not in r.text
         r = c.get("/rubrics/" + rubric_id.replace("/", "%2F"))
         assert r.status_code == 404
 

@@ -1,4 +1,4 @@
-"""Bounds on the data rubricjudge reads: size, nesting, YAML aliases and integer length.
+r"""Bounds on the data rubricjudge reads: size, nesting, YAML aliases and integer length.
 
 Rubric, dataset and verdict files are data from anywhere, so reading one must take
 bounded time and memory whatever it holds:
@@ -11,6 +11,13 @@ bounded time and memory whatever it holds:
 * data may nest at most ``MAX_DEPTH`` (64) levels of lists and mappings;
 * an integer may have at most 4,300 digits (Python's own limit, reported cleanly).
 
+And every string read holds only characters: a lone UTF-16 surrogate (``"\ud800"``,
+valid JSON, what JavaScript leaves when it cuts a string inside an emoji) is half of
+a character that no UTF-8 file, SQLite database or web page can hold. ``json_loads``
+and ``yaml_load`` replace each one with U+FFFD (the replacement character) and, when
+told the file, say so once per file on stderr, naming the first line. The text
+around it is kept: refusing the line would stop a whole run for half an emoji.
+
 Each violation raises :class:`DataLimitError` (a ValueError) with a message that
 says which bound was hit; the loaders turn it into their own error naming the file.
 """
@@ -18,6 +25,7 @@ says which bound was hit; the loaders turn it into their own error naming the fi
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -38,6 +46,7 @@ __all__ = [
     "json_loads",
     "numbered_lines",
     "read_text",
+    "without_surrogates",
     "yaml_load",
 ]
 
@@ -106,8 +115,72 @@ def _unreadable(e: ValueError) -> DataLimitError:
     return DataLimitError(f"a value cannot be read: {e}")
 
 
-def yaml_load(text: str) -> Any:
-    """``yaml.safe_load`` within the bounds.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# what can make one: the character itself (text handed over from Python), or an escape
+# of JSON (\\uD800) or YAML (\\uD800, \\U0000D800); pairs match too and are checked after
+_MAY_HOLD = re.compile(r"[\ud800-\udfff]|\\(?:u|U0000)[dD][89a-fA-F]")
+_HIGH = r"\\u[dD][89abAB][0-9a-fA-F]{2}"
+_LOW = r"\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+_LONE = re.compile(rf"[\ud800-\udfff]|{_HIGH}(?!{_LOW})|(?<!{_HIGH}){_LOW}|\\U0000[dD][89a-fA-F]")
+_noted: set[str] = set()
+
+
+def without_surrogates(data: Any) -> tuple[Any, int]:
+    """``data`` with each lone surrogate in its strings (keys too) replaced by U+FFFD.
+
+    Returns:
+        The data (the same object when nothing changed) and how many strings changed.
+    """
+    changed = 0
+
+    def fix(value: Any) -> Any:
+        nonlocal changed
+        if isinstance(value, str):
+            if _SURROGATE.search(value) is None:
+                return value
+            changed += 1
+            # a pair written as two escapes decodes to one character already; what is
+            # left here is lone: replace it (encode/decode would also turn pairs into ?)
+            return _SURROGATE.sub("\ufffd", value)
+        if isinstance(value, dict):
+            return {fix(k): fix(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [fix(v) for v in value]
+        return value
+
+    out = fix(data)
+    return (out if changed else data), changed
+
+
+def _scrubbed(text: str | bytes, data: Any, source: str | None, line: int | None) -> Any:
+    """``data`` (parsed from ``text``) without lone surrogates; noted once per ``source``."""
+    if isinstance(text, bytes):
+        if b"\\u" not in text and b"\\U" not in text:
+            return data
+    elif "\\u" not in text and "\\U" not in text and text.isascii():
+        return data  # the common case, found without a regex
+    elif _MAY_HOLD.search(text) is None:
+        return data
+    data, changed = without_surrogates(data)
+    if changed and source is not None and source not in _noted:
+        _noted.add(source)
+        if line is None and isinstance(text, str):
+            m = _LONE.search(text)
+            line = None if m is None else text.count("\n", 0, m.start()) + 1
+        where = f"{source} line {line}" if line is not None else source
+        print(
+            f"rubricjudge: note: {where}: half of a character (a lone UTF-16 surrogate, as "
+            "JavaScript leaves when it cuts a string inside an emoji) was replaced by U+FFFD; "
+            "the same is done on every other line of this file without another note",
+            file=sys.stderr,
+        )
+    return data
+
+
+def yaml_load(text: str, *, source: str | None = None) -> Any:
+    """``yaml.safe_load`` within the bounds; a lone surrogate becomes U+FFFD.
+
+    ``source`` names the file for the note said when a surrogate was replaced.
 
     Raises:
         DataLimitError: a bound was hit.
@@ -125,11 +198,16 @@ def yaml_load(text: str) -> Any:
     finally:
         loader.dispose()
     check_depth(data)
-    return data
+    return _scrubbed(text, data, source, None)
 
 
-def json_loads(text: str | bytes, **kwargs: Any) -> Any:
+def json_loads(
+    text: str | bytes, *, source: str | None = None, line: int | None = None, **kwargs: Any
+) -> Any:
     """``json.loads`` within the bounds (a JSONDecodeError passes through).
+
+    A lone surrogate becomes U+FFFD; ``source`` (and ``line``, for one line of a JSON
+    Lines file) name where the text came from in the note said once per file then.
 
     Raises:
         DataLimitError: a bound was hit.
@@ -143,7 +221,7 @@ def json_loads(text: str | bytes, **kwargs: Any) -> Any:
     except ValueError as e:  # an integer past Python's digit limit
         raise _unreadable(e) from None
     check_depth(data)
-    return data
+    return _scrubbed(text, data, source, line)
 
 
 def describe_json_error(e: json.JSONDecodeError, *, line: bool = True) -> str:

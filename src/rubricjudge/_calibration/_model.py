@@ -360,7 +360,7 @@ class Calibration(BaseModel):
         except ValueError as e:  # larger than rubricjudge reads
             raise ConfigError(f"{p}: {e}; give a file `rubricjudge calibrate` wrote") from None
         try:
-            data = json_loads(text)
+            data = json_loads(text, source=str(p))
         except ValueError as e:
             raise ConfigError(
                 f"{p}: not JSON ({e}); give a file `rubricjudge calibrate` wrote"

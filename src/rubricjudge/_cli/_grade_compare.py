@@ -18,6 +18,7 @@ from typing import IO, Any
 from .._errors import ConfigError
 from .._model._rubric import Rubric
 from .._outfile import OutputFile
+from ._call_limit import check_calls
 from ._compare_io import GroupItem, PairItem, iter_groups, iter_pairs, read_source
 from ._grader_args import judge_names
 
@@ -106,9 +107,14 @@ def _group_ranker(args: argparse.Namespace) -> Any:
     )
 
 
-def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, items: Any) -> int:
-    from .._judges._cost import estimate_cost
+def _count(
+    args: argparse.Namespace, rubric: Rubric, grader: Any, items: Any, *, ties: bool = False
+) -> tuple[int, int, int]:
+    """Pairs or groups, judge calls and prompt tokens of the run; calls nothing.
 
+    Tie-breaks depend on the scores: ``ties`` counts the most there can be (every
+    submission of a group tied with every other), else none.
+    """
     calls = tokens = n = 0
     for it in items():
         n += 1
@@ -120,10 +126,21 @@ def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, items: Any) 
             k = len(it.submissions)
             if args.group_method == "listwise":
                 plan = type(plan)(2 * grader.pairwise.n_judges, plan.prompt_tokens * k // 2)
-            else:  # every submission graded; tie-breaks are not counted (they depend on scores)
-                plan = type(plan)(per.judge_calls * k, per.prompt_tokens * k)
+            else:  # every submission graded, and with ``ties`` every pair compared
+                pairs = k * (k - 1) // 2 if ties and args.tie_break != "none" else 0
+                plan = type(plan)(
+                    per.judge_calls * k + plan.judge_calls * pairs,
+                    per.prompt_tokens * k + plan.prompt_tokens * pairs,
+                )
         calls += plan.judge_calls
         tokens += plan.prompt_tokens
+    return n, calls, tokens
+
+
+def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, items: Any) -> int:
+    from .._judges._cost import estimate_cost
+
+    n, calls, tokens = _count(args, rubric, grader, items)
     names = judge_names(args)
     costs = [estimate_cost(j, tokens // len(names), calls * 20 // len(names)) for j in names]
     cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
@@ -152,6 +169,13 @@ def run_compare(args: argparse.Namespace, rubric: Rubric) -> int:
         total, items = read_source(args.input, iter_groups)
     if args.dry_run:
         return _dry_run(args, rubric, grader, items)
+    n, calls, _ = _count(args, rubric, grader, items, ties=True)
+    what = f"{n} pairs" if args.pairwise else f"{n} groups"
+    if not args.pairwise and args.group_method == "criteria" and args.tie_break != "none":
+        what += ", if every score ties"
+    stop = check_calls(args, calls, what)
+    if stop is not None:
+        return stop
     target = OutputFile(args.output, flag="-o") if args.output else None
     out: IO[str] = target.stream if target is not None else sys.stdout
     try:
@@ -177,19 +201,25 @@ class _Tally:
     def __init__(self, pairwise: bool) -> None:
         from .._model._pairwise_stats import PairwiseTally
 
-        self.items = self.graded = 0
+        self.items = self.graded = self.failed = 0
         self.pairs = PairwiseTally() if pairwise else None
         self.rewards: list[float] = []
+        self.failures: list[str] = []  # the first items not compared or ranked, with why
 
     def add(self, report: Any) -> None:
         self.items += 1
         if self.pairs is not None:
             self.pairs.add(report)
-            self.graded += int(report.preferred is not None)
+            done = report.preferred is not None
         else:
             placed = [r for r in report.rewards if r is not None]
-            self.graded += int(bool(placed))
+            done = bool(placed)
             self.rewards.extend(placed)
+        self.graded += int(done)
+        if not done:
+            self.failed += 1
+            if len(self.failures) < 3:
+                self.failures.append(f"{report.id}: {report.error or 'no result'}")
 
 
 async def _run(
@@ -302,4 +332,8 @@ def _summary_text(args: argparse.Namespace, tally: _Tally, summary: Any) -> str:
     lines.append(f"judge calls: {summary.judge_calls}  tokens: {tokens}  cost: {cost}")
     if summary.errors:
         lines.append(f"judge calls that failed: {summary.errors.get('judge', 0)} (recorded)")
+    if tally.failed:
+        what = "pairs not compared" if tally.pairs is not None else "groups not ranked"
+        lines.append(f"{what}: {tally.failed}")
+        lines.extend(f"  {f}" for f in tally.failures)
     return "\n".join(lines)

@@ -48,7 +48,7 @@ def json_objects(stream: IO[str], name: str) -> Iterator[tuple[int, str, dict[st
             continue
         where = f"{name} line {n}"
         try:
-            obj = json_loads(raw)
+            obj = json_loads(raw, source=name, line=n)
         except json.JSONDecodeError as e:
             raise ConfigError(
                 f"{where}: not valid JSON: {describe_json_error(e, line=False)}; "

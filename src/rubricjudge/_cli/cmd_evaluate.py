@@ -11,12 +11,14 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
 from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
+from ._call_limit import add_call_limit_args, check_calls, planned_calls
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
 from ._grader_args import (
     GRADER_HELP,
@@ -108,6 +110,7 @@ def register(subparsers: Any) -> None:
     add_conversation_args(p)
     add_judge_failure_arg(p)
     add_batch_args(p)
+    add_call_limit_args(p)
     p.set_defaults(func=run)
 
 
@@ -117,13 +120,10 @@ def _dataset_source(spec: str) -> str:
     return str(Path(spec).resolve())
 
 
-def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
-    if args.batch_api:
-        from .._runs._batch_run import check_batchable
-
-        check_batchable(grader)
+def _work(args: argparse.Namespace, dataset: Any) -> tuple[int, Iterator[tuple[Any, ...]]]:
+    """The items in the run's scope, as (rubric, submission, query, reference), and how many."""
     size = len(dataset.items)
-    scope = size if args.max_items is None else min(args.max_items, size)
+    scope = size if args.max_items is None else max(0, min(args.max_items, size))
     work = (
         (
             dataset.get_item_rubric(i),
@@ -133,7 +133,15 @@ def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
         )
         for i in range(scope)
     )
-    return dry_run(args, grader, work)
+    return scope, work
+
+
+def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
+    if args.batch_api:
+        from .._runs._batch_run import check_batchable
+
+        check_batchable(grader)
+    return dry_run(args, grader, _work(args, dataset)[1])
 
 
 def _ray_executor(args: argparse.Namespace) -> Any:
@@ -194,6 +202,10 @@ def run(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     if args.dry_run:
         return _dry_run(args, dataset, grader)
+    scope, work = _work(args, dataset)
+    stop = check_calls(args, planned_calls(grader, work), f"{scope} items")
+    if stop is not None:
+        return stop
     if batch is not None and args.executor == "ray":
         raise ConfigError("--batch-api and --executor ray do not go together: choose one")
     executor = _ray_executor(args) if args.executor == "ray" else None

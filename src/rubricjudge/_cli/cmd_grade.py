@@ -27,6 +27,7 @@ from .._model._rubric import Rubric
 from .._outfile import OutputFile
 from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
+from ._call_limit import add_call_limit_args, check_calls, planned_calls
 from ._grade_io import Item, Tally, iter_items
 from ._grader_args import (
     GRADER_HELP,
@@ -58,8 +59,8 @@ def register(subparsers: Any) -> None:
         "rank the submissions of each line against each other.",
         epilog="Exit codes: 0 graded (items whose judges failed are recorded in their "
         "reports, without a score); 1 a usage or input error, or no item could be graded "
-        "(-o then keeps what it held); 2 bad command-line usage; 130 interrupted; 141 stdout "
-        "closed.",
+        "(-o then keeps what it held); 2 bad command-line usage; 3 more judge calls than the "
+        "limit (--yes, --max-calls); 130 interrupted; 141 stdout closed.",
     )
     p.add_argument("rubric", help="rubric file (YAML or JSON, any supported format)")
     p.add_argument(
@@ -136,6 +137,7 @@ def register(subparsers: Any) -> None:
     add_conversation_args(p)
     add_judge_failure_arg(p)
     add_batch_args(p)
+    add_call_limit_args(p)
     p.set_defaults(func=run)
 
 
@@ -287,6 +289,11 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
         return dry_run(args, grader, work)
+    if source.total is not None:  # a file or --text: counted first (stdin is read as it comes)
+        work = ((rubric, it.submission, it.query, it.reference) for it in source.items())
+        stop = check_calls(args, planned_calls(grader, work), f"{source.total} items")
+        if stop is not None:
+            return stop
     target = OutputFile(args.output, flag="-o") if args.output else None
     out: IO[str] = target.stream if target is not None else sys.stdout
     try:

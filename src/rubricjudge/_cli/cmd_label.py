@@ -114,6 +114,12 @@ def run(args: argparse.Namespace) -> int:
     labeller = _labeller(args.labeller)
     token = loopback_or_token(args.host, token_file=args.token_file, env="LABEL_TOKEN")
     store = LabelStore(Path(args.dataset))
+    if store.removed_temps:
+        print(
+            f"rubricjudge: note: removed {store.removed_temps} temporary copies of "
+            f"{args.dataset} that an interrupted save left beside it",
+            file=sys.stderr,
+        )
     file = store.current()
     judged, scores = (None, None)
     if args.run_dir:

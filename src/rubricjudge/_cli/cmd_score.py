@@ -86,7 +86,7 @@ def _read_verdicts(path: str) -> Any:
     except OSError as e:
         raise ConfigError(f"cannot read verdicts file {path!r}: {e.strerror}") from None
     try:
-        data = json_loads(text)
+        data = json_loads(text, source=path)
     except DataLimitError as e:
         raise VerdictError(f"{path}: {e}") from None
     except json.JSONDecodeError as e:

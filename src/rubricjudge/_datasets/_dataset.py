@@ -15,11 +15,13 @@ becomes the option's own label ``"Good"``.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from .._errors import ConversationError, DatasetError, VerdictError
+from .._limits import without_surrogates
 from .._model._conversation import Conversation
 from .._model._messages import read_messages
 from .._model._rubric import CriterionVerdict, Rubric
@@ -27,10 +29,67 @@ from .._model._scoring import CannotAssessStrategy
 from .._model._verdicts import reports_from_verdicts
 from ._split import stratified_split
 
-__all__ = ["DataItem", "DatasetBase", "GroundTruth", "normalize_ground_truth"]
+__all__ = ["DataItem", "DatasetBase", "GroundTruth", "item_keys", "normalize_ground_truth"]
 
 GroundTruth = list[CriterionVerdict | str | None]
 """One value per leaf criterion; None where that criterion has no human label."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED = re.compile(r"\\u[dD][89a-fA-F]")  # a surrogate as repr writes it
+
+
+def _whole_characters(item: DataItem) -> DataItem:
+    """``item`` with a lone surrogate in its text fields replaced by U+FFFD.
+
+    Files are read so already (``_limits``); an item built in Python may still hold
+    one, which no UTF-8 run store, report or dataset copy could write. Checked fast
+    first (a regex per text, ``repr`` of the metadata, which writes a surrogate as its
+    escape): loading a dataset must not walk every item's data twice.
+    """
+    texts = (item.submission, item.description, item.reference_submission, item.id, item.query)
+    if not any(isinstance(t, str) and not t.isascii() and _SURROGATE.search(t) for t in texts) and (
+        not item.metadata or _ESCAPED.search(repr(item.metadata)) is None
+    ):
+        return item
+    fields = {
+        "submission": item.submission if isinstance(item.submission, str) else None,
+        "description": item.description,
+        "reference_submission": item.reference_submission,
+        "id": item.id,
+        "query": item.query,
+        "metadata": item.metadata,
+    }
+    fixed, changed = without_surrogates(fields)
+    if not changed:
+        return item
+    if fixed["submission"] is None:
+        del fixed["submission"]
+    return replace(item, **fixed)
+
+
+def item_keys(items: Sequence[Any]) -> list[str]:
+    """How runs, metrics and the label page name each item: its id, else ``#index``.
+
+    An item's own id may be spelt like an unnamed item's name (the id ``"#1"`` beside
+    an unnamed item at index 1): that unnamed item then gets one more ``#`` in front
+    (``##1``, ``###1`` ...) until its name is free. So every name is unique (ids are
+    unique, and unnamed items differ in their index), and a dataset without such an
+    id names its items as it always did: runs and labels stored under those names
+    still match.
+    """
+    ids = [getattr(item, "id", None) for item in items]
+    own = {str(i) for i in ids if i not in (None, "")}
+    out = []
+    for index, ident in enumerate(ids):
+        if ident not in (None, ""):
+            out.append(str(ident))
+            continue
+        name = f"#{index}"
+        while name in own:
+            name = "#" + name
+        out.append(name)
+    return out
 
 
 @dataclass
@@ -155,6 +214,7 @@ class DatasetBase:
             except ConversationError as e:
                 raise DatasetError(str(e)) from None
             item = replace(item, submission=conv)
+        item = _whole_characters(item)
         if not isinstance(item.submission, str | Conversation):
             raise DatasetError(
                 f"{where}.submission: expected a string or a conversation, got "

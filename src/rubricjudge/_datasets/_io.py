@@ -289,7 +289,7 @@ def _jsonl(text: str, source: str) -> RubricDataset:
         if not line.strip():
             continue
         try:
-            rows.append((n, json_loads(line)))
+            rows.append((n, json_loads(line, source=source, line=n)))
         except json.JSONDecodeError as e:
             raise DatasetError(
                 f"{source} line {n}: not valid JSON: {e.msg} (column {e.colno})"
@@ -308,7 +308,7 @@ def load_text(text: str, kind: str, *, source: str = "<text>") -> RubricDataset:
     """Parse ``json``, ``yaml`` or ``jsonl`` text into a dataset."""
     if kind == "jsonl":
         return _jsonl(text, source)
-    parse: Callable[[str], Any]
+    parse: Callable[..., Any]
     if kind == "json":
         parse = json_loads
     elif kind == "yaml":
@@ -316,7 +316,7 @@ def load_text(text: str, kind: str, *, source: str = "<text>") -> RubricDataset:
     else:
         raise DatasetError(f"unknown dataset format {kind!r}; use 'json', 'yaml' or 'jsonl'")
     try:
-        data = parse(text)
+        data = parse(text, source=source)
     except json.JSONDecodeError as e:
         raise DatasetError(f"{source}: not valid JSON: {e.msg} (line {e.lineno})") from None
     except yaml.YAMLError as e:

@@ -27,7 +27,9 @@ def parse_text(text: str, kind: TextKind, source: str | None = None) -> Any:
     if kind == "json":
         twice: list[str] = []
         try:
-            data = json_loads(text, object_pairs_hook=lambda pairs: _json_object(pairs, twice))
+            data = json_loads(
+                text, source=source, object_pairs_hook=lambda pairs: _json_object(pairs, twice)
+            )
         except DataLimitError as e:
             raise RubricError([Problem("", f"{e}")], source=source) from None
         except json.JSONDecodeError as e:
@@ -44,7 +46,7 @@ def parse_text(text: str, kind: TextKind, source: str | None = None) -> Any:
     if kind != "yaml":
         raise ConfigError(f"unknown text kind {kind!r}; use 'json' or 'yaml'")
     try:
-        data = yaml_load(text)
+        data = yaml_load(text, source=source)
         duplicates = _yaml_duplicates(yaml.compose(text, Loader=yaml.SafeLoader), "")
     except DataLimitError as e:
         raise RubricError([Problem("", f"{e}")], source=source) from None

@@ -42,6 +42,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
+from .._limits import without_surrogates
 from .._version import __version__
 from ._retry import parse_retry_after
 
@@ -80,13 +81,16 @@ class HTTPReply:
     endpoint: int = -1  # which endpoint of a fleet answered (see Fleet.unreadable)
 
     def json(self) -> Any:
-        """The body as JSON.
+        """The body as JSON (a lone surrogate in its strings becomes U+FFFD).
+
+        A reply is stored in the run store and written to reports, which hold UTF-8:
+        half an emoji from a server must not fail the run there.
 
         Raises:
             JudgeError: category ``parse`` when the body is not JSON.
         """
         try:
-            return json.loads(self.body)
+            return without_surrogates(json.loads(self.body))[0]
         except ValueError as e:  # UnicodeDecodeError is a ValueError too
             head = self.body[:120].decode("utf-8", "replace")
             raise JudgeError(

@@ -10,6 +10,8 @@ import json
 import re
 from typing import Any
 
+from .._limits import without_surrogates
+
 __all__ = ["parse_json_reply"]
 
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -90,7 +92,8 @@ def parse_json_reply(text: str) -> dict[str, Any]:
             except (json.JSONDecodeError, ValueError, RecursionError):
                 continue
             if isinstance(value, dict):
-                return value
+                # half an emoji (a lone surrogate escape) cannot be stored or written
+                return without_surrogates(value)[0]  # type: ignore[no-any-return]
     snippet = text.strip().replace("\n", " ")
     if len(snippet) > 120:
         snippet = snippet[:117] + "..."

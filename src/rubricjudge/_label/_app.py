@@ -96,11 +96,12 @@ def create_app(settings: LabelSettings) -> Any:
             if not bearer_ok(request.headers.get("authorization", ""), settings.token):
                 raise HTTPError(401, "missing or wrong token (Authorization: Bearer <token>)")
             return
-        hosts = settings.hosts or set()
-        if request.headers.get("host", "") not in hosts:
+        # host names are case-insensitive (RFC 9110): LOCALHOST is localhost
+        hosts = {h.lower() for h in settings.hosts or set()}
+        if request.headers.get("host", "").lower() not in hosts:
             raise HTTPError(403, "this server answers only requests addressed to it by name")
         origin = request.headers.get("origin")
-        if origin is not None and origin.removeprefix("http://") not in hosts:
+        if origin is not None and origin.lower().removeprefix("http://") not in hosts:
             raise HTTPError(403, "requests from other web sites are refused")
 
     def guarded(
@@ -142,8 +143,8 @@ def create_app(settings: LabelSettings) -> Any:
         return Response(render_page(), media_type="text/html", headers=page_headers())
 
     def skip_list(request: Request) -> set[str]:
-        raw = request.query_params.get("skip", "")
-        ids = [s for s in raw.split(",") if s][:MAX_SKIP]
+        # one skip= per id (decoded each on its own: an id may hold a comma)
+        ids = [s for s in request.query_params.getlist("skip") if s][:MAX_SKIP]
         return set(ids)
 
     async def next_item(request: Request) -> Response:

@@ -105,13 +105,23 @@ JS = r"""
     return out;
   }
 
+  // Bidirectional controls (embeddings, overrides, isolates) are shown as their code
+  // points: obeyed, a right-to-left override would reverse the text after it, and the
+  // labeller would read what the submission does not say.
+  const BIDI = /[\u202A-\u202E\u2066-\u2069]/g;
+  function shown(text) {
+    return String(text).replace(BIDI, function (c) {
+      return "\u27e8U+" + c.charCodeAt(0).toString(16).toUpperCase() + "\u27e9";
+    });
+  }
+
   // The one place a submission is drawn, always as text (never as HTML): a string,
   // text with the model's thinking, or a conversation as numbered messages with
   // their tool calls and results (the numbers judges' reasons use: #3, tool 1).
   function textBlock(text, cls) {
     const pre = document.createElement("pre");
     pre.className = cls || "text";
-    pre.textContent = text == null ? "" : String(text);
+    pre.textContent = text == null ? "" : shown(text);
     return pre;
   }
   function folded(summary, text) {
@@ -188,8 +198,8 @@ JS = r"""
     $("done").hidden = true;
     $("item").hidden = false;
     st.item = d;
-    $("item-id").textContent = d.item_id + " (" + d.position + " in " + d.order + " order)";
-    $("query").textContent = d.query || "";
+    $("item-id").textContent = shown(d.item_id) + " (" + d.position + " in " + d.order + " order)";
+    $("query").textContent = shown(d.query || "");
     renderSubmission($("submission"), d.submission);
     const list = $("criteria");
     list.replaceChildren();
@@ -198,7 +208,7 @@ JS = r"""
       li.className = "crit";
       const req = document.createElement("div");
       req.className = "req";
-      req.textContent = (k + 1) + ". " + c.requirement;
+      req.textContent = (k + 1) + ". " + shown(c.requirement);
       if (c.penalty) {
         const p = document.createElement("span");
         p.className = "penalty";
@@ -243,7 +253,7 @@ JS = r"""
       if (j) {
         const conf = j.confidence === null ? "" : " (confidence " + j.confidence.toFixed(2) + ")";
         // a reason is written for the answer that counted: shown beside that one
-        const why = j.reason ? " — " + j.reason : "";
+        const why = j.reason ? " — " + shown(j.reason) : "";
         el.textContent = "judge: " + j.answer + conf +
           (j.final ? "; counted as " + j.final + " after calibration or the evidence check" + why
             : why);
@@ -316,7 +326,9 @@ JS = r"""
       if (st.item && Object.keys(st.item.labels).length < st.item.criteria.length) {
         st.skipped.push(st.item.item_id);
       }
-      const d = await api("GET", "/api/next?skip=" + st.skipped.map(encodeURIComponent).join(","));
+      // one skip= per id: an id may hold a comma, which a joined list would split
+      const query = st.skipped.map(function (id) { return "skip=" + encodeURIComponent(id); });
+      const d = await api("GET", "/api/next" + (query.length ? "?" + query.join("&") : ""));
       if (d.item_id !== null) {
         st.history.push(d.item_id);
         st.pos = st.history.length - 1;

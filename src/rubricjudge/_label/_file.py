@@ -28,7 +28,7 @@ from typing import Any
 
 from .._datasets._io import RubricDataset, _add, load_text
 from .._errors import DatasetError, missing_extra
-from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text
+from .._limits import MAX_DATASET_BYTES, DataLimitError, read_text, without_surrogates
 
 __all__ = ["DatasetFile", "kind_of"]
 
@@ -159,6 +159,14 @@ def _item_spans(text: str) -> list[tuple[int, int]] | None:
             i += 1
 
 
+def _escaped(dumped: str) -> str:
+    """JSON text with each lone surrogate written as its escape (UTF-8 cannot hold one)."""
+    return _LONE.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+
+
 @dataclass
 class DatasetFile:
     """The text of a dataset file, its parsed dataset, and an editable copy of its data."""
@@ -169,8 +177,10 @@ class DatasetFile:
     dataset: RubricDataset
     _data: Any = None  # YAML: the whole document (edited in place)
     _spans: list[tuple[int, int]] | None = None  # JSON/JSONL: where each item's text is
-    _indent: int | None = 2
+    _indent: str | None = "  "  # JSON: one level of the file's indentation (None: one line)
+    _newline: str = "\n"  # how the file ends its lines ("\r\n" from Windows)
     keys: dict[str, int] | None = None  # item name -> index, filled by the store when asked
+    names: list[str] | None = None  # each item's name, filled by the store when asked
 
     @classmethod
     def read(cls, path: Path) -> DatasetFile:
@@ -184,6 +194,9 @@ class DatasetFile:
         kind = kind_of(path)
         dataset = load_text(text, kind, source=str(path))
         out = cls(path, kind, text, dataset)
+        end = text.find("\n")
+        if end > 0 and text[end - 1] == "\r":
+            out._newline = "\r\n"
         if kind == "jsonl":
             out._spans = _line_spans(text)
         elif kind == "json":
@@ -191,9 +204,9 @@ class DatasetFile:
             second = text.split("\n", 2)[1:2]
             if not second:
                 out._indent = None  # all on one line
-            else:
-                spaces = len(second[0]) - len(second[0].lstrip(" "))
-                out._indent = spaces or 2
+            else:  # spaces or tabs, as the file indents its first key
+                line = second[0]
+                out._indent = line[: len(line) - len(line.lstrip(" \t"))] or "  "
         else:
             out._data = _yaml().load(text)
         if out._spans is not None and len(out._spans) != len(dataset.items):
@@ -220,14 +233,18 @@ class DatasetFile:
                 raise DatasetError(
                     f"refusing to write {self.path}: the result would not load: {e}"
                 ) from None
-            return DatasetFile(self.path, self.kind, text, dataset, _data=self._data)
+            return DatasetFile(
+                self.path, self.kind, text, dataset, _data=self._data, _newline=self._newline
+            )
         text, spans = self.text, list(self._spans)
         items = list(self.dataset.items)
         for index, (truth, records) in sorted(changes.items()):
             start, end = spans[index]
-            row = json_loads(text[start:end])
+            # read as written: a lone surrogate the loader shows as U+FFFD is written
+            # back as the escape it was (_item_text), so labelling changes only labels
+            row = json.loads(text[start:end])
             self._set(row, truth, records)
-            items[index] = self._checked(row, index)
+            items[index] = self._checked(without_surrogates(row)[0], index)
             chunk = self._item_text(row, text, start)
             text = text[:start] + chunk + text[end:]
             shift = len(chunk) - (end - start)
@@ -241,6 +258,7 @@ class DatasetFile:
             self.dataset._with_items(items),
             _spans=spans,
             _indent=self._indent,
+            _newline=self._newline,
         )
 
     def _checked(self, row: dict[str, Any], index: int) -> Any:
@@ -254,10 +272,12 @@ class DatasetFile:
 
     def _item_text(self, row: dict[str, Any], text: str, start: int) -> str:
         if self.kind == "jsonl" or self._indent is None:
-            return json.dumps(row, ensure_ascii=False)
-        column = start - (text.rfind("\n", 0, start) + 1)
-        dumped = json.dumps(row, ensure_ascii=False, indent=self._indent)
-        return dumped.replace("\n", "\n" + " " * column)
+            return _escaped(json.dumps(row, ensure_ascii=False))
+        lead = text[text.rfind("\n", 0, start) + 1 : start]
+        if lead.strip():  # the item starts after other text on its line: align with spaces
+            lead = " " * len(lead)
+        dumped = _escaped(json.dumps(row, ensure_ascii=False, indent=self._indent))
+        return dumped.replace("\n", self._newline + lead)
 
     def _set(self, item: Any, truth: Any, records: dict[str, Any] | None) -> None:
         yaml = self.kind == "yaml"
@@ -277,7 +297,8 @@ class DatasetFile:
         y.indent(mapping=2, sequence=2 + offset, offset=offset)
         buf = io.StringIO()
         y.dump(self._data, buf)
-        return buf.getvalue()
+        dumped = buf.getvalue()
+        return dumped.replace("\n", "\r\n") if self._newline == "\r\n" else dumped
 
     def items(self) -> Iterator[tuple[int, Any]]:
         """Each item of the parsed dataset with its index."""

@@ -11,7 +11,7 @@ from .._model._render_page import page_view
 from .._model._rubric import Criterion
 from ._file import DatasetFile
 from ._judged import Judged
-from ._store import item_key
+from ._store import item_names
 
 __all__ = ["item_payload", "submission_of"]
 
@@ -72,7 +72,7 @@ def item_payload(
     records = read_records(item.metadata, f"items[{index}]")
     mine = {n: records[n][labeller].label for n in names if labeller in records.get(n, {})}
     out: dict[str, Any] = {
-        "item_id": item_key(item, index),
+        "item_id": item_names(file)[index],
         "query": file.dataset.get_item_query(index),
         "submission": submission_of(item),
         "criteria": [_criterion(n, c) for n, c in zip(names, rubric.leaves(), strict=True)],

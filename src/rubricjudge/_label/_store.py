@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
+import stat
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -27,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from .._atomic import write_text_atomic
-from .._datasets._dataset import DataItem, normalize_ground_truth
+from .._datasets._dataset import item_keys, normalize_ground_truth
 from .._datasets._labels import LabelRecord, leaf_names, read_records
 from .._errors import DatasetError, StorageError, VerdictError
 from .._model._rubric import Criterion, CriterionVerdict, Rubric
 from ._file import DatasetFile
 
-__all__ = ["EARLIER", "LabelProblem", "LabelStore", "item_key"]
+__all__ = ["EARLIER", "LabelProblem", "LabelStore", "item_names"]
 
 EARLIER = "(earlier)"
 """The labeller of a label that was in the file before anyone labelled over it."""
@@ -48,9 +50,16 @@ class LabelProblem(Exception):
         self.message = message
 
 
-def item_key(item: DataItem, index: int) -> str:
-    """How the page and the API name an item: its id, else ``#index``."""
-    return item.id if item.id not in (None, "") else f"#{index}"
+def item_names(file: DatasetFile) -> list[str]:
+    """How the page and the API name each item of ``file``: its id, else ``#index``.
+
+    Unique by construction (``_datasets._dataset.item_keys``): an item whose own id is
+    ``#1`` and the unnamed item at index 1 are two names, so a label sent for one is
+    never written onto the other. Computed once per version of the file.
+    """
+    if file.names is None:
+        file.names = item_keys(file.dataset.items)
+    return file.names
 
 
 def _now() -> str:
@@ -125,18 +134,44 @@ class LabelStore:
         self._sig = _signature(self.path)
         for i, item in self._file.items():
             read_records(item.metadata, f"{self.path}: items[{i}]")
+        self.removed_temps = self._remove_stale_temps()
+
+    def _remove_stale_temps(self) -> int:
+        """Remove what a killed writer left: our own temporary copies of the dataset.
+
+        ``write_text_atomic`` writes ``.NAME.XXXXXXXX.tmp`` beside the file and renames
+        it over; a SIGKILL between the two leaves it behind. Only files of exactly
+        that name (8 characters of ``tempfile``'s alphabet), regular files of this
+        user, are removed, and only under the lock, when no writer of ours is busy.
+        A directory we cannot lock (read-only) is left alone. Returns how many.
+        """
+        real = Path(os.path.realpath(self.path))
+        ours = re.compile(rf"\.{re.escape(real.name)}\.[a-z0-9_]{{8}}\.tmp")
+        removed = 0
+        try:
+            with self._locked():
+                for entry in os.scandir(real.parent):
+                    if not ours.fullmatch(entry.name):
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                    if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid():
+                        os.unlink(entry.path)
+                        removed += 1
+        except (StorageError, OSError):
+            pass
+        return removed
 
     @staticmethod
     def key_at(file: DatasetFile, index: int) -> str:
         """The name of item ``index`` of ``file``."""
-        return item_key(file.dataset.items[index], index)
+        return item_names(file)[index]
 
     @staticmethod
     def index_in(file: DatasetFile, key: str) -> int:
         """The index of the item named ``key`` in ``file``; LabelProblem 404 if none."""
         keys = file.keys
         if keys is None:
-            keys = file.keys = {item_key(item, i): i for i, item in file.items()}
+            keys = file.keys = {name: i for i, name in enumerate(item_names(file))}
         index = keys.get(key)
         if index is None:
             raise LabelProblem(404, f"no item {key[:200]!r} in the dataset")
@@ -217,7 +252,7 @@ class LabelStore:
                 known = ", ".join(repr(n) for n in names)
                 raise LabelProblem(
                     422,
-                    f"item {item_key(item, index)!r} has no criterion {name[:200]!r}; "
+                    f"item {item_names(file)[index]!r} has no criterion {name[:200]!r}; "
                     f"its criteria are {known}",
                 )
             stored[name] = None if value is None else check_label(criterion, name, value)

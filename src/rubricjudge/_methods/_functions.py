@@ -19,7 +19,6 @@ import asyncio
 import difflib
 import importlib
 import inspect
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from .._errors import ConfigError
+from .._limits import json_loads
 
 __all__ = ["BUILTIN_PREFIX", "FunctionRegistry", "FunctionResult", "call_function"]
 
@@ -203,7 +203,7 @@ class FunctionRegistry:
             path = (base / rel).resolve()
             if not rel.is_absolute() and path.is_relative_to(base) and path.is_file():
                 try:
-                    data = json.loads(path.read_text(encoding="utf-8"))
+                    data = json_loads(path.read_text(encoding="utf-8"), source=str(path))
                 except (OSError, ValueError) as e:
                     raise ConfigError(f"schema_ref {ref!r} ({path}) is not JSON: {e}") from None
                 if not isinstance(data, dict):

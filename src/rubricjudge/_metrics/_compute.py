@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._datasets._dataset import item_keys
 from .._datasets._labels import LABELS_KEY, read_records
 from .._datasets._labels import leaf_names as names_of
 from .._errors import ConfigError, DatasetError, VerdictError
@@ -96,7 +97,7 @@ def _resolve(results: Any, dataset: Any) -> list[EvaluationReport | None]:
     if hasattr(results, "iter_reports"):
         results = list(results.iter_reports())
     if isinstance(results, Mapping):
-        ids = [getattr(item, "id", None) or f"#{i}" for i, item in enumerate(dataset.items)]
+        ids = item_keys(dataset.items)
         return [results.get(i) for i in ids]
     if isinstance(results, Sequence):
         if len(results) != n:
@@ -351,8 +352,7 @@ def compute_metrics(
     left_out: set[int] = set()
     if exclude_ids is not None:
         leave_out = set(exclude_ids)
-        for i, item in enumerate(dataset.items):
-            key = getattr(item, "id", None) or f"#{i}"
+        for i, key in enumerate(item_keys(dataset.items)):
             if key in leave_out:
                 left_out.add(i)  # left out of the people's agreement too
                 if reports[i] is not None:

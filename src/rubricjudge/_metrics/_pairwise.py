@@ -107,7 +107,7 @@ def read_pairwise_reports(path: str | Path) -> list[PairwiseReport]:
                 if not line.strip():
                     continue
                 try:
-                    data = json_loads(line)
+                    data = json_loads(line, source=str(p), line=n)
                     if isinstance(data, dict) and "submission_a" in data:
                         raise ConfigError(
                             f"{p} line {n}: this is an input of `rubricjudge grade --pairwise`; "

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._errors import ConversationError
+from .._limits import without_surrogates
 from ._conversation import Conversation, Message, Role, ToolCall
 
 __all__ = ["read_messages", "to_anthropic", "to_openai"]
@@ -69,7 +70,9 @@ def _arguments(value: Any, where: str) -> tuple[Any, str | None]:
         if not value.strip():
             return {}, None
         try:
-            return json.loads(value), None
+            # a JSON string inside the JSON line: its escapes are decoded only here, so a
+            # lone surrogate in them is replaced here too (see _limits)
+            return without_surrogates(json.loads(value))[0], None
         except ValueError:
             return None, value
     if isinstance(value, Mapping | list):

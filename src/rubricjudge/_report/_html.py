@@ -4,15 +4,32 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["answer_of", "esc", "fmt", "table"]
+__all__ = ["answer_of", "esc", "fmt", "table", "visible_controls"]
+
+# embeddings, overrides and isolates (LRE RLE PDF LRO RLO, LRI RLI FSI PDI)
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with each bidirectional control written as its code point (``⟨U+202E⟩``).
+
+    Drawn, a right-to-left override reverses the text after it: a reader would see
+    ``cba`` where the submission says ``abc``. Shown as a mark, nothing is reversed
+    and the reader sees that the control is there.
+    """
+    return _BIDI.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
 
 
 def esc(value: Any) -> str:
-    """HTML-escaped text of ``value`` (quotes included, so it is safe in attributes too)."""
-    return html.escape(str(value), quote=True)
+    """HTML-escaped text of ``value`` (quotes included, so it is safe in attributes too).
+
+    Bidirectional controls are shown as marks (:func:`visible_controls`).
+    """
+    return html.escape(visible_controls(str(value)), quote=True)
 
 
 def fmt(v: float | None, digits: int = 3) -> str:

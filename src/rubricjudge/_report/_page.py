@@ -18,7 +18,7 @@ from typing import Any
 from ._assets import CSS, JS
 from ._compare import compare, compare_section
 from ._data import RunData
-from ._html import esc
+from ._html import esc, visible_controls
 from ._human import human_section
 from ._items import item_rows
 from ._sections import criteria_section, overview_section
@@ -42,7 +42,9 @@ def _json_for_script(data: Any) -> str:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:  # a NaN somewhere: JSON.parse would refuse it, so it becomes null
         text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"))
-    # "<" and ">" never reach the page raw: no "</script>" or "<!--" can end the data block
+    # "<" and ">" never reach the page raw: no "</script>" or "<!--" can end the data block;
+    # a right-to-left override is shown as a mark, not obeyed (it would reverse the text)
+    text = visible_controls(text)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

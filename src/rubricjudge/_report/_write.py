@@ -34,7 +34,7 @@ def _attach_submissions(run: RunData, path: Path) -> None:
                 if not line.strip():
                     continue
                 try:
-                    row = json_loads(line)
+                    row = json_loads(line, source=str(path), line=n)
                 except ValueError as e:
                     raise ConfigError(
                         f"--submissions {path} line {n}: not JSON ({e}); give the JSONL "

@@ -23,7 +23,7 @@ from .._calibration._train import Sample, fit_groups
 from .._errors import UsageError
 from ._calibration_examples import example_keys, labelled_answers, pick_examples
 from ._evaluate import evaluate
-from ._fingerprint import item_key
+from ._fingerprint import item_keys
 
 __all__ = ["calibrate", "check_label_counts", "pick_training"]
 
@@ -49,7 +49,7 @@ def pick_training(
         raise UsageError("the dataset has no ground truth; calibration needs human labels")
     if train_ids is not None:
         wanted = list(dict.fromkeys(train_ids))
-        keys = {item_key(it, i): it for i, it in enumerate(dataset.items)}
+        keys = dict(zip(item_keys(dataset.items), dataset.items, strict=True))
         unknown = [k for k in wanted if k not in keys]
         if unknown:
             raise UsageError(
@@ -123,7 +123,7 @@ async def calibrate(
         UsageError: too few labels (the message says how many are needed), or a
             training choice that does not fit the dataset.
     """
-    full_keys = {id(it): item_key(it, i) for i, it in enumerate(dataset.items)}
+    full_keys = {id(it): k for it, k in zip(dataset.items, item_keys(dataset.items), strict=True)}
     if method not in ("auto", "platt", "probe"):
         raise UsageError(f"method {method!r} is not one of: auto, platt, probe")
     grader = copy.copy(grader)

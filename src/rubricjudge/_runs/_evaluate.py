@@ -21,7 +21,7 @@ from .._version import __version__
 from ._batch_run import BatchOptions
 from ._drive import RunOptions, drive
 from ._engine import DATASET_COPY, RunSession
-from ._fingerprint import item_key, run_fingerprints
+from ._fingerprint import item_keys, run_fingerprints
 from ._job import Job
 from ._progress import ProgressArg
 from ._result import ItemOutcome, RunResult
@@ -36,7 +36,7 @@ DEFAULT_CONCURRENCY = 16
 
 
 def _keys(dataset: Any) -> list[str]:
-    keys = [item_key(item, i) for i, item in enumerate(dataset.items)]
+    keys = item_keys(dataset.items)
     seen: dict[str, int] = {}
     for i, k in enumerate(keys):
         if k in seen:

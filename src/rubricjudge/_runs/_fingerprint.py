@@ -22,7 +22,7 @@ __all__ = [
     "describe_grader",
     "describe_judge",
     "fingerprint",
-    "item_key",
+    "item_keys",
     "run_fingerprints",
 ]
 
@@ -33,10 +33,15 @@ def fingerprint(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def item_key(item: Any, index: int) -> str:
-    """Return how a run refers to a dataset item: its id, else ``#index``."""
-    ident = getattr(item, "id", None)
-    return str(ident) if ident not in (None, "") else f"#{index}"
+def item_keys(items: Any) -> list[str]:
+    """How a run names each item of a dataset: its id, else ``#index``, all unique.
+
+    See ``_datasets._dataset.item_keys`` (an id spelt ``#1`` does not take the name
+    of the unnamed item at index 1).
+    """
+    from .._datasets._dataset import item_keys as keys
+
+    return keys(items)
 
 
 def _dump(value: Any) -> Any:
@@ -48,9 +53,9 @@ def _dump(value: Any) -> Any:
 def dataset_fingerprint(dataset: Any) -> str:
     """Return the fingerprint of what a judge is asked about a dataset's items."""
     h = hashlib.sha256()
-    for i, item in enumerate(dataset.items):
+    for i, (item, key) in enumerate(zip(dataset.items, item_keys(dataset.items), strict=True)):
         row = {
-            "key": item_key(item, i),
+            "key": key,
             "submission": _dump(getattr(item, "submission", None)),
             "query": getattr(item, "query", None),
             "reference": dataset.get_item_reference_submission(i),

@@ -8,6 +8,7 @@ it kept one. ``gate`` and the HTML report read runs through here.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,10 +17,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._errors import ConfigError
+from .._limits import json_loads
 from .._model._reports import EvaluationReport
 from .._model._scoring import under_the_rule
 from ._engine import DATASET_COPY
-from ._fingerprint import item_key
+from ._fingerprint import item_keys
 from ._progress import Progress
 from ._store import DB_NAME, RunStore
 
@@ -82,6 +84,50 @@ def _why(e: ValueError) -> str:
     return str(e).splitlines()[0]
 
 
+def score_problem(data: Any) -> str | None:
+    """Why the ``score`` of a report's data is not a score, or None when it is one.
+
+    A score is a JSON number from 0 to 1, or null (nothing was graded). NaN and
+    the infinities (which Python's JSON reader accepts) would otherwise pass as "no
+    number" (N/A), a number past 1 would weigh in as it is and the text ``"0.5"``
+    would be converted: a gate must not pass on any of them.
+    """
+    if not isinstance(data, dict) or data.get("score") is None:
+        return None
+    score = data["score"]
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return (
+            f"'score' is {type(score).__name__} {str(score)[:40]!r}, not a number; "
+            "a score is a number from 0 to 1, or null when nothing was graded"
+        )
+    if not math.isfinite(score):
+        return (
+            f"'score' is {score}; a score is a number from 0 to 1, or null when nothing was graded"
+        )
+    if not 0.0 <= score <= 1.0:
+        return (
+            f"'score' is {score:g}, outside 0 to 1; give the reports `rubricjudge grade` "
+            "writes (scores are normalised to [0, 1])"
+        )
+    return None
+
+
+def _report(text: str, source: str, line: int | None) -> EvaluationReport:
+    """One report read from its JSON text, its score checked, under the failure rule.
+
+    The score is checked by :func:`score_problem`; ``under_the_rule`` drops a score
+    stored beside judge failures.
+
+    Raises:
+        ValueError: not a report (pydantic's error, or one naming the score).
+    """
+    data = json_loads(text, source=source, line=line)
+    problem = score_problem(data)
+    if problem is not None:
+        raise ValueError(problem)
+    return under_the_rule(EvaluationReport.model_validate(data))
+
+
 def read_reports_jsonl(
     path: str | Path, *, flag: str = "", progress: Progress | None = None
 ) -> GradedRun:
@@ -111,7 +157,7 @@ def read_reports_jsonl(
             if not line.strip():
                 continue
             try:
-                report = under_the_rule(EvaluationReport.model_validate_json(line))
+                report = _report(line, str(path), n)
             except ValueError as e:
                 raise ConfigError(
                     f"{flag}{path} line {n}: not a report of `rubricjudge grade` ({_why(e)}); "
@@ -173,18 +219,15 @@ def read_run_dir(
         errors[s.index] = s.error
         if s.report_json is not None:
             try:
-                reports[s.index] = under_the_rule(
-                    EvaluationReport.model_validate_json(s.report_json)
-                )
+                reports[s.index] = _report(s.report_json, str(path), None)
             except ValueError as e:
                 raise ConfigError(
                     f"{str(path)!r}: the stored report of item {s.key!r} cannot be read "
                     f"({_why(e)}); was the run written by another version of rubricjudge?"
                 ) from None
-    items = dataset.items if dataset is not None else []
+    names = item_keys(dataset.items) if dataset is not None else []
     keys = [
-        k if k is not None else (item_key(items[i], i) if i < len(items) else f"#{i}")
-        for i, k in enumerate(ids)
+        k if k is not None else (names[i] if i < len(names) else f"#{i}") for i, k in enumerate(ids)
     ]
     return GradedRun(
         str(path),

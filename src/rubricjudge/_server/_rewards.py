@@ -15,9 +15,10 @@ the server's ``--rubric``. A label is the rollout's reference answer.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .._rewards._batch import RewardBatch, Rollout
 from .._rewards._text import response_of
@@ -37,6 +38,20 @@ class RewardRequest(BaseModel):
     labels: list[str | int | float | None] | None = None  # a dataset's answers may be numbers
     rubric: str | None = Field(default=None, min_length=1, max_length=128)
     version: str | None = Field(default=None, max_length=64)
+
+    @field_validator("labels")
+    @classmethod
+    def _finite_labels(
+        cls, labels: list[str | int | float | None] | None
+    ) -> list[str | int | float | None] | None:
+        # NaN and Infinity (which JSON readers accept) are no reference answer: as text
+        # "nan" they would be shown to the judge as if the dataset held that answer
+        for i, label in enumerate(labels or []):
+            if isinstance(label, float) and not math.isfinite(label):
+                raise ValueError(
+                    f"labels[{i}] is {label}; a label is text, a finite number or null"
+                )
+        return labels
 
     @model_validator(mode="after")
     def _same_lengths(self) -> RewardRequest:

@@ -39,6 +39,16 @@ def valid_id(rubric_id: str) -> bool:
     return bool(_ID.match(rubric_id)) and ".." not in rubric_id
 
 
+def id_problem(rubric_id: str) -> str:
+    """What is wrong with ``rubric_id``, which :func:`valid_id` refused."""
+    shown = repr(rubric_id[:80]) + ("..." if len(rubric_id) > 80 else "")
+    return (
+        f"{shown} is not a rubric id: an id is a file name without its extension, 1 to 128 "
+        "letters, digits, '_', '.' and '-', starting with a letter or digit and without '..' "
+        "(so it can never name a path outside the rubrics)"
+    )
+
+
 @dataclass(frozen=True)
 class RubricInfo:
     """What the server lists about one rubric."""
@@ -124,7 +134,9 @@ class DirectorySource:
         return rubric
 
     def _get(self, rubric_id: str, version: str | None) -> tuple[Rubric, str | None]:
-        files = self.files() if valid_id(rubric_id) else {}
+        if not valid_id(rubric_id):
+            raise RubricNotFoundError(id_problem(rubric_id))
+        files = self.files()
         path = files.get(rubric_id)
         if path is None:
             known = ", ".join(sorted(files)[:20]) or "none"
@@ -204,7 +216,7 @@ class RegistrySource:
         from .._registry import RubricNotFound
 
         if not valid_id(rubric_id):
-            raise RubricNotFoundError(f"{rubric_id!r} is not a rubric id")
+            raise RubricNotFoundError(id_problem(rubric_id))
         try:
             record = self.registry.get_version(rubric_id, version)
         except RubricNotFound as e:
