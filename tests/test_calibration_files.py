@@ -183,7 +183,9 @@ def test_an_absurd_scale_is_a_clean_error_naming_file_and_key(
     path = write(tmp_path, data)
     rubric = tmp_path / "r.yaml"
     rubric.write_text("- name: polite\n  weight: 1\n  requirement: Is polite\n", "utf-8")
-    code = main(["grade", str(rubric), "--text", "hi", "--judge", "fake", "--calibration", str(path)])
+    code = main(
+        ["grade", str(rubric), "--text", "hi", "--judge", "fake", "--calibration", str(path)]
+    )
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
     assert f"{path}: groups[0].scale: the scale is 1e+308, not a fitted value" in err

@@ -105,8 +105,8 @@ class CalibrationGroup(BaseModel):
     biases are then the fallback for answers without it.
 
     Every value is checked when a group is built or read (finite numbers within
-    ``PARAMETER_LIMIT``, one bias per label, labels that fit the group's id); a new field needs a default so
-    files written before it still load.
+    ``PARAMETER_LIMIT``, one bias per label, labels that fit the group's id); a new
+    field needs a default so files written before it still load.
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
