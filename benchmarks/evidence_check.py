@@ -20,6 +20,9 @@ Run (from the repository root)::
         authored_science --absent 20 --out /tmp/quotes.jsonl
     python benchmarks/evidence_check.py score --quotes /tmp/quotes.jsonl
 
+``EVIDENCE_SRC=DIR`` imports rubricjudge from ``DIR`` instead of ``src``: a copy with an
+older ``_evidence.py`` gives the "before" figures.
+
 ``collect`` costs one judge call per penalty and item (about 1.5 s each with the local
 judge on 2 cores) plus one per penalty called present; ``--absent N`` keeps only N items
 per dataset whose penalty the humans say is absent (all items whose penalty is there are
@@ -32,6 +35,7 @@ import argparse
 import asyncio
 import collections
 import json
+import os
 import random
 import sys
 import time
@@ -39,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, os.environ.get("EVIDENCE_SRC", str(ROOT / "src")))
 
 from rubricjudge import Rubric, RubricDataset  # noqa: E402
 from rubricjudge._graders import CriterionGrader  # noqa: E402
