@@ -163,6 +163,7 @@ def test_a_negation_elsewhere_or_an_idiom_does_not_count() -> None:
         "The answer is not 4. You are an idiot.",  # another sentence
         "No, you are an idiot.",  # another clause
         "There is no doubt you are an idiot.",  # "no doubt" affirms
+        "Whether or not you are an idiot, the answer is 4.",  # "or not" negates nothing
     ):
         _, check = check_quote("you are an idiot", sub, policy="downgrade", verdict=MET)
         assert check.found, sub

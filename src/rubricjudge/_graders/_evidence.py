@@ -32,7 +32,7 @@ submission that show it. The quote is then looked up in the submission:
   up to :data:`NEGATION_REACH` (3) words before them in the same clause, that the
   quote does not have ("the sky reflects the ocean" against "the sky does not
   reflect the ocean"), or one in the quote the submission does not have there.
-  "no doubt", "not only", "not just" and "no wonder" are no negation;
+  "no doubt", "not only", "not just", "no wonder" and "or not" are no negation;
 * a quote that would credit a requirement (``evidence="all"``, a positive weight)
   needs at least ``MIN_CREDIT_QUOTE_WORDS`` (3) words, or the whole submission
   when it is shorter. An empty quote, or a failed quote call, is not found.
@@ -343,14 +343,16 @@ def _negation(sub: list[str], breaks: list[int], at: Match) -> str | None:
 
     A negation word among the matched words, or among the :data:`NEGATION_REACH`
     words before them in the same clause ("not" in "the sky does not reflect the
-    ocean"), unless it starts "no doubt", "not only", "not just" or "no wonder".
+    ocean"), unless it starts "no doubt", "not only", "not just" or "no wonder", or
+    follows "or" ("whether or not").
     """
     first = at.start
     while first > 0 and at.start - first < NEGATION_REACH and not breaks[first]:
         first -= 1
     for j in range(first, at.end):
         nxt = sub[j + 1] if j + 1 < len(sub) else ""
-        if sub[j] in NEGATIONS and (sub[j], nxt) not in _NOT_NEGATIONS:
+        after_or = j > 0 and sub[j - 1] == "or"  # "whether or not", "sorted or not"
+        if sub[j] in NEGATIONS and (sub[j], nxt) not in _NOT_NEGATIONS and not after_or:
             return sub[j]
     return None
 
