@@ -66,10 +66,14 @@ if TYPE_CHECKING:
     from ._prompts import Prefix
 
 __all__ = [
+    "COVERAGE_THRESHOLD",
     "EVIDENCE_POLICIES",
     "check_evidence",
     "EVIDENCE_THRESHOLD",
     "MIN_CREDIT_QUOTE_WORDS",
+    "NEGATIONS",
+    "NEGATION_REACH",
+    "STOPWORDS",
     "EvidenceMode",
     "EvidencePolicy",
     "check_quote",
@@ -131,7 +135,7 @@ NEGATION_REACH = 3
 STOPWORDS = frozenset(
     """a an the and or but if then so than that this these those there here of to in on at
     by for from with as into onto about over under up down out off is are was were be been
-    being am do does did doing has have had having it its it's they them their he him his
+    being am do does did doing has have had having it its they them their he him his
     she her we us our you your i me my which who whom whose what when where why how because
     since while also too very just can could will would shall should may might must all any
     each some such both either more most other same own only s t""".split()
