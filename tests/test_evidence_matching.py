@@ -167,6 +167,10 @@ def test_a_negation_elsewhere_or_an_idiom_does_not_count() -> None:
     ):
         _, check = check_quote("you are an idiot", sub, policy="downgrade", verdict=MET)
         assert check.found, sub
+    # the local judge's quote of an authored penalty: "or not" in both negates nothing
+    sub = "It checks every element one by one, and it works whether or not the list is sorted."
+    _, check = check_quote(sub, sub, policy="downgrade", verdict=MET)
+    assert check.found, check
 
 
 # -- issue 33, item 6: a true penalty quoted loosely is kept, an invented one is not ---

@@ -353,11 +353,16 @@ def _negation(sub: list[str], breaks: list[int], at: Match) -> str | None:
     first = at.start
     while first > 0 and at.start - first < NEGATION_REACH and not breaks[first]:
         first -= 1
-    for j in range(first, at.end):
-        nxt = sub[j + 1] if j + 1 < len(sub) else ""
-        after_or = j > 0 and sub[j - 1] == "or"  # "whether or not", "sorted or not"
-        if sub[j] in NEGATIONS and (sub[j], nxt) not in _NOT_NEGATIONS and not after_or:
-            return sub[j]
+    return _first_negation(sub, first, at.end)
+
+
+def _first_negation(text: list[str], start: int, end: int) -> str | None:
+    """The first word of ``text[start:end]`` that negates (idioms such as "no doubt" not)."""
+    for j in range(start, end):
+        nxt = text[j + 1] if j + 1 < len(text) else ""
+        after_or = j > 0 and text[j - 1] == "or"  # "whether or not", "sorted or not"
+        if text[j] in NEGATIONS and (text[j], nxt) not in _NOT_NEGATIONS and not after_or:
+            return text[j]
     return None
 
 
@@ -393,7 +398,7 @@ def _why_not(
         if number is not None:
             return worst, f"the number {number} is not in the submission there"
         said = _negation(sub, breaks, at)
-        quoted = next((w for w in p if w in NEGATIONS), None)
+        quoted = _first_negation(p, 0, len(p))
         if said is not None and quoted is None:
             return worst, f"the submission negates it ({said!r})"
         if quoted is not None and said is None:
