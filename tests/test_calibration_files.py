@@ -95,6 +95,14 @@ def test_the_shipped_calibration_loads_and_round_trips(tmp_path: Path) -> None:
             "not a group id",
         ),
         (lambda d: d["groups"].append(dict(d["groups"][0])), r"groups:", r"groups\[2\] has the id"),
+        # issue 32: finite but absurd (1e308 made every probability NaN)
+        (lambda d: d["groups"][0].update(scale=1e308), r"groups\[0\]\.scale", "not a fitted"),
+        (lambda d: d["groups"][1].update(scale=-250.0), r"groups\[1\]\.scale", "-100 to 100"),
+        (
+            lambda d: d["groups"][1]["bias"].__setitem__(1, 1e300),
+            r"groups\[1\]\.bias",
+            r"bias\[1\] is 1e\+300",
+        ),
         (lambda d: d.update(confidence_shares={"abc": 0.3}), "confidence_shares", "'abc'"),
         (lambda d: d.update(confidence_shares={"0.70": 2.0}), "confidence_shares", "share 2.0"),
     ],
@@ -165,3 +173,33 @@ def test_dry_run_with_a_cascade_and_a_bad_file_is_a_clean_error(
     )
     assert code == 1
     assert "cal.json: confidence_shares: the level 'abc'" in capsys.readouterr().err
+
+
+def test_an_absurd_scale_is_a_clean_error_naming_file_and_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = shipped()
+    data["groups"][0]["scale"] = 1e308  # finite: it was accepted, and every P(MET) was NaN
+    path = write(tmp_path, data)
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text("- name: polite\n  weight: 1\n  requirement: Is polite\n", "utf-8")
+    code = main(
+        ["grade", str(rubric), "--text", "hi", "--judge", "fake", "--calibration", str(path)]
+    )
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert f"{path}: groups[0].scale: the scale is 1e+308, not a fitted value" in err
+
+
+def test_an_absurd_probe_number_is_refused(tmp_path: Path) -> None:
+    import base64
+    from array import array
+
+    data = shipped()
+    weights = base64.b64encode(array("f", [0.5, -0.25]).tobytes()).decode()
+    probe = {"dim": 2, "weights": weights, "judge_weight": 1.0, "bias": 0.0, "regularisation": 1}
+    data["groups"][0]["probe"] = probe
+    Calibration.load(write(tmp_path, data))  # as fitted: fine
+    probe["judge_weight"] = 1e300
+    with pytest.raises(ConfigError, match=r"groups\[0\]\.probe.*judge_weight is 1e\+300"):
+        Calibration.load(write(tmp_path, data))

@@ -18,10 +18,34 @@ as usual.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os as _os
+import sys as _sys
 
-from ._lazy import lazy_exports as _lazy_exports
-from ._version import __version__ as __version__
+
+def _interrupted_early(signum: int, frame: object) -> None:
+    """Ctrl-C before the command could catch it: the line and exit code it would give."""
+    _os.write(2, b"rubricjudge: interrupted\n")
+    _os._exit(130)
+
+
+# The `rubricjudge` command's first lines run here, as its script imports the package:
+# from now on Ctrl-C ends it with exit code 130 and one line, not a traceback from the
+# middle of an import. `rubricjudge._cli.main.main` hands Ctrl-C back to Python (as
+# KeyboardInterrupt) once it can catch it. Only `os` and `sys` are loaded this early,
+# and builtin `_signal` costs nothing (`signal` would load `enum` first).
+if _sys.argv and _os.path.basename(_sys.argv[0]) in (
+    "rubricjudge",
+    "rubricjudge.exe",
+    "rubricjudge-script.py",
+):
+    _signal = __import__("_signal")
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:  # not ignored
+        _signal.signal(_signal.SIGINT, _interrupted_early)
+
+from typing import TYPE_CHECKING  # noqa: E402 - after the handler: typing takes a while
+
+from ._lazy import lazy_exports as _lazy_exports  # noqa: E402
+from ._version import __version__ as __version__  # noqa: E402
 
 if TYPE_CHECKING:
     from ._calibration import (

@@ -10,9 +10,39 @@ import hashlib
 import json
 import re
 
-__all__ = ["ANSWERS", "POSITIONS", "check_id", "check_labels", "labels_id", "where"]
+__all__ = [
+    "ANSWERS",
+    "PARAMETER_LIMIT",
+    "POSITIONS",
+    "PROBE_LIMIT",
+    "check_id",
+    "check_labels",
+    "check_parameter",
+    "labels_id",
+    "where",
+]
 
 POSITIONS = "pooled:positions:"
+
+PARAMETER_LIMIT = 100.0
+"""The largest scale or bias a calibration may hold, either sign. `calibrate` fits them
+with a pull towards no change and writes values of a few units; 1e308 is no fit, and
+would turn every probability into NaN."""
+PROBE_LIMIT = 1e6
+"""The largest number a probe may hold, either sign (its weights are per hidden-state
+unit, which may be small, so they get more room)."""
+
+
+def check_parameter(value: float, what: str, limit: float = PARAMETER_LIMIT) -> None:
+    """Raise ValueError, naming ``what``, when ``value`` is not finite or beyond ``limit``."""
+    import math
+
+    if not math.isfinite(value):
+        raise ValueError(f"{what} is {value!r}; it must be a finite number")
+    if abs(value) > limit:
+        raise ValueError(
+            f"{what} is {value!r}, not a fitted value: it must lie from {-limit:g} to {limit:g}"
+        )
 
 
 def labels_id(labels: list[str]) -> str:

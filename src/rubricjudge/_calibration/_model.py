@@ -32,7 +32,7 @@ from pydantic import (
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
 from .._model._rubric import CalibrationExample, Criterion
-from ._checks import ANSWERS, POSITIONS, check_id, check_labels, labels_id, where
+from ._checks import ANSWERS, POSITIONS, check_id, check_labels, check_parameter, labels_id, where
 from ._fit import Fit, apply_fit
 from ._probe import Probe
 
@@ -104,9 +104,9 @@ class CalibrationGroup(BaseModel):
     judge's hidden state when the answer has one (the local judge); the scale and
     biases are then the fallback for answers without it.
 
-    Every value is checked when a group is built or read (finite numbers, one bias
-    per label, labels that fit the group's id); a new field needs a default so
-    files written before it still load.
+    Every value is checked when a group is built or read (finite numbers within
+    ``PARAMETER_LIMIT``, one bias per label, labels that fit the group's id); a new
+    field needs a default so files written before it still load.
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -137,12 +137,20 @@ class CalibrationGroup(BaseModel):
             check_labels(gid, labels)
         return labels
 
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, scale: float) -> float:
+        check_parameter(scale, "the scale")
+        return scale
+
     @field_validator("bias")
     @classmethod
     def _bias(cls, bias: list[float], info: ValidationInfo) -> list[float]:
         labels = info.data.get("labels")
         if isinstance(labels, list) and len(bias) != len(labels):
             raise ValueError(f"{len(bias)} biases for {len(labels)} labels (one bias per label)")
+        for i, b in enumerate(bias):
+            check_parameter(b, f"bias[{i}]")
         return bias
 
     @field_validator("counts")

@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .._errors import ConfigError, missing_extra
+from ._checks import PROBE_LIMIT, check_parameter
 
 __all__ = ["LOGODDS_LIMIT", "Probe", "fit_option_probe", "fit_probe", "hidden_state"]
 
@@ -72,10 +73,17 @@ class Probe(BaseModel):
             raise ValueError(
                 f"weights: {len(raw) // 4} numbers where {says} {self.dim * self.outputs}"
             ) from None
-        if not np.isfinite(np.frombuffer(raw, dtype="<f4")).all():
+        numbers = np.frombuffer(raw, dtype="<f4")
+        if not np.isfinite(numbers).all():
             raise ValueError("weights: not every number is finite")
+        if numbers.size and float(np.abs(numbers).max()) > PROBE_LIMIT:
+            raise ValueError(
+                f"weights: a number beyond {PROBE_LIMIT:g} (either sign) is not a fitted weight"
+            )
         if not (math.isfinite(self.judge_weight) and math.isfinite(self.bias)):
             raise ValueError("judge_weight and bias must be finite numbers")
+        check_parameter(self.judge_weight, "judge_weight", PROBE_LIMIT)
+        check_parameter(self.bias, "bias", PROBE_LIMIT)
         k = self.outputs
         if k > 1:
             if self.judge_weights is None or len(self.judge_weights) != k * k:
@@ -84,6 +92,10 @@ class Probe(BaseModel):
                 raise ValueError(f"biases: a probe of {k} outputs needs {k} numbers")
             if not all(math.isfinite(x) for x in [*self.judge_weights, *self.biases]):
                 raise ValueError("judge_weights and biases must be finite numbers")
+            for i, x in enumerate(self.judge_weights):
+                check_parameter(x, f"judge_weights[{i}]", PROBE_LIMIT)
+            for i, x in enumerate(self.biases):
+                check_parameter(x, f"biases[{i}]", PROBE_LIMIT)
         elif self.judge_weights is not None or self.biases is not None:
             raise ValueError("judge_weights and biases belong to a probe of 2 or more outputs")
         return self

@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:  # from the first line: Ctrl-C while the commands load is no traceback either
+        _catch_interrupts_here()
         return _run(argv)
     except KeyboardInterrupt:
         print("rubricjudge: interrupted", file=sys.stderr)
@@ -70,6 +71,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `rubricjudge ... | head` closed the pipe: stop quietly
         _silence_stdout()
         return 141
+
+
+def _catch_interrupts_here() -> None:
+    """Hand Ctrl-C back to Python (KeyboardInterrupt), caught by :func:`main` from now on.
+
+    Until here, in the ``rubricjudge`` command, the package's first lines made Ctrl-C
+    exit at once with the same line and code (see ``rubricjudge/__init__.py``).
+    """
+    import signal
+
+    from .. import _interrupted_early
+
+    if signal.getsignal(signal.SIGINT) is _interrupted_early:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _run(argv: Sequence[str] | None) -> int:

@@ -5,26 +5,41 @@ when it says any criterion is met), the grader asks the same judge, in a second
 short call that reuses the prompt's shared prefix, to copy the words of the
 submission that show it. The quote is then looked up in the submission:
 
-* both are normalised the same way: NFKC (full-width ``ＩＤＩＯＴ`` is ``IDIOT``),
-  zero-width and other format characters (Unicode category Cf) removed, case
-  folded, then cut into words (runs of letters and digits; punctuation and spacing
-  do not count);
-* ``similarity`` compares words, not characters: 1.0 when the quote's words occur
-  in the submission in a row; otherwise one minus the share of word edits
-  (insertions and deletions) between the quote and the best run of as many words
-  of the submission (one changed word in a ten-word quote: 0.9). A quote with a
-  word the submission does not have there ("not an idiot" where it says "an
-  idiot") loses that word's share, and a quote longer than the whole submission
-  is compared with all of it, so quoting around a short submission is no match.
-  A word spelt a little differently (``colour``/``color``; 4 letters or more, same
-  first letter, 80% alike) counts as the same word;
-* the quote is ``found`` when ``similarity >= EVIDENCE_THRESHOLD`` (0.85). An
-  empty quote, or a failed quote call, is not found;
+* both are normalised the same way: NFKD (full-width ``ＩＤＩＯＴ`` is ``IDIOT``),
+  combining marks and format characters (zero-width spaces, Unicode categories Mn
+  and Cf) removed, letters of other scripts that look Latin folded to it (Cyrillic
+  ``а``, Greek ``Ι``: "іdіоt" is "idiot"), case folded, ``n't`` read as `` not``,
+  then cut into words (runs of letters and digits; punctuation and spacing do not
+  count). A word spelt a little differently (``colour``/``color``, ``ocean``/
+  ``oceans``; 4 letters or more, same first letter, 80% alike) counts as the same;
+* a quote cut with "..." is checked part by part, and every part must be found;
+* a part is found by either of two measures. **In a row**: its words occur in the
+  submission in a row, up to word edits: 1.0 verbatim, else one minus the share of
+  words inserted or deleted against the best run of as many words (one changed word
+  in ten: 0.9), at least ``EVIDENCE_THRESHOLD`` (0.85). **Loosely**: its content
+  words (not in :data:`STOPWORDS`; negations count) occur in the same order in one
+  sentence of the submission, within a window of ``max(n + 5, 1.5 n)`` words for a
+  quote of ``n`` words, at least ``COVERAGE_THRESHOLD`` (0.8) of them (all of up to
+  four, four of five). The second keeps a true fault a small judge quotes loosely
+  (the README demo's "The sky is blue because it reflects the ocean or the sea."
+  for "... reflects the colour of the oceans, ...": 0.75 in a row, 0.8 loosely)
+  while a quote with words the submission does not say there is still no match;
+* a found quote is still no evidence when: it is one word and that word is not a
+  clause of its own in the submission ("blue" in "the sky is blue because...": one
+  common word is in almost any text; ``ＩＤＩＯＴ`` on its own is); it has a number
+  the matched words do not have (1658 for 1648); or it and the words it matched
+  disagree on negation: a negation word (:data:`NEGATIONS`) among those words, or
+  up to :data:`NEGATION_REACH` (3) words before them in the same clause, that the
+  quote does not have ("the sky reflects the ocean" against "the sky does not
+  reflect the ocean"), or one in the quote the submission does not have there.
+  "no doubt", "not only", "not just", "no wonder" and "or not" are no negation;
 * a quote that would credit a requirement (``evidence="all"``, a positive weight)
   needs at least ``MIN_CREDIT_QUOTE_WORDS`` (3) words, or the whole submission
-  when it is shorter: one common word is found in almost any text. A penalty's
-  quote has no minimum: the check can only take a penalty away, and a fault that
-  is one word ("ＩＤＩＯＴ" on a line of its own) is quoted as one word.
+  when it is shorter. An empty quote, or a failed quote call, is not found.
+
+The check records the measure that decided (``similarity`` and its ``threshold``)
+and, when the quote is not found, ``why``. Measured in ``benchmarks/evidence_check.py``
+(docs/trust.md).
 
 Policy (``evidence_policy``): ``downgrade`` (the default) turns a MET without
 evidence into UNMET — a fault no words show is not charged, a requirement no
@@ -35,10 +50,11 @@ with the verdict the judge gave before it.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .._judges._base import JudgeRequest
 from .._model._reports import EvidenceCheck, TokenUsage
@@ -50,10 +66,14 @@ if TYPE_CHECKING:
     from ._prompts import Prefix
 
 __all__ = [
+    "COVERAGE_THRESHOLD",
     "EVIDENCE_POLICIES",
     "check_evidence",
     "EVIDENCE_THRESHOLD",
     "MIN_CREDIT_QUOTE_WORDS",
+    "NEGATIONS",
+    "NEGATION_REACH",
+    "STOPWORDS",
     "EvidenceMode",
     "EvidencePolicy",
     "check_quote",
@@ -63,6 +83,7 @@ __all__ = [
 ]
 
 EVIDENCE_THRESHOLD = 0.85
+COVERAGE_THRESHOLD = 0.8
 MIN_CREDIT_QUOTE_WORDS = 3
 EvidenceMode = Literal["penalties", "all", "off"]
 EvidencePolicy = Literal["downgrade", "cannot_assess", "record"]
@@ -72,18 +93,91 @@ QUOTE_MAX_CHARS = 300
 _WORD = re.compile(r"\w+")
 _BASE = 0x20000  # words become characters from here on (no surrogates above it)
 _PAD = chr(_BASE - 1)  # a word no text has
+_SENTENCE = re.compile(r"[.!?;\n\r\u2026]")
+_CLAUSE = re.compile(r"[:,()\[\]\u2013\u2014]")
+CLAUSE, SENTENCE = 1, 2
+_NOT = re.compile(r"n['\u2019]t\b")
+_ELLIPSIS = re.compile(r"\.\.+")
+
+# Letters of other scripts drawn like Latin ones ("іdіоt" with Cyrillic і and о), folded
+# to the Latin letter before comparing, in quote and submission alike. Upper and lower
+# case apart: Greek Η looks like H, η like n.
+_LOOKALIKES = str.maketrans(
+    # Cyrillic
+    "АВЕКМНОРСТХУЅІЈӀԁԛԝаеорсухѕіјһӏ"
+    # Greek
+    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορυχ"
+    # Armenian, Latin alpha and dotless i
+    "օսհոզɑıɡ",
+    "ABEKMHOPCTXYSIJIdqwaeopcyxsijhlABEZHIKMNOPTYXaikvopuxouhnqaig",
+)
+
+NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "nor",
+        "neither",
+        "none",
+        "nothing",
+        "nobody",
+        "nowhere",
+        "without",
+        "cannot",
+    }
+)
+"""Words that turn what follows around ("n't" is read as "not")."""
+_NOT_NEGATIONS = frozenset({("no", "doubt"), ("not", "only"), ("not", "just"), ("no", "wonder")})
+NEGATION_REACH = 3
+"""How many words before the quoted ones, in the same clause, a negation turns around."""
+
+STOPWORDS = frozenset(
+    """a an the and or but if then so than that this these those there here of to in on at
+    by for from with as into onto about over under up down out off is are was were be been
+    being am do does did doing has have had having it its they them their he him his
+    she her we us our you your i me my which who whom whose what when where why how because
+    since while also too very just can could will would shall should may might must all any
+    each some such both either more most other same own only s t""".split()
+)
+"""Words that carry no content: a loose quote must match the others."""
 
 
 def normalise(text: str) -> str:
-    """``text`` in NFKC, without format characters (zero-width spaces...), case-folded."""
-    text = unicodedata.normalize("NFKC", text)
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
-    return unicodedata.normalize("NFKC", text.casefold())
+    """``text`` compared as words: compatibility forms, marks and look-alikes folded.
+
+    NFKD (full-width ``ＩＤＩＯＴ`` is ``IDIOT``), without combining marks (``ì`` is
+    ``i``) or format characters (zero-width spaces...), letters of other scripts that
+    look Latin folded to it (Cyrillic ``а`` is ``a``), case-folded, ``n't`` read as
+    `` not``, then NFKC.
+    """
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if unicodedata.category(c) not in ("Mn", "Cf"))
+    text = text.translate(_LOOKALIKES).casefold()
+    text = _NOT.sub(" not", text)
+    return unicodedata.normalize("NFKC", text)
 
 
 def words(text: str) -> list[str]:
     """The words of ``text`` once normalised."""
     return _WORD.findall(normalise(text))
+
+
+def _words_and_breaks(text: str) -> tuple[list[str], list[int]]:
+    """The words of ``text`` and, per word, what ends before it.
+
+    ``SENTENCE`` (2) at the start of the text and after . ! ? ; or a line break,
+    ``CLAUSE`` (1) after a comma, colon, bracket or dash, else 0. The list has one
+    more entry than the words: the end of the text (a sentence end).
+    """
+    norm = normalise(text)
+    found = list(_WORD.finditer(norm))
+    breaks = [SENTENCE]
+    for before, after in zip(found, found[1:], strict=False):
+        gap = norm[before.end() : after.start()]
+        breaks.append(SENTENCE if _SENTENCE.search(gap) else CLAUSE if _CLAUSE.search(gap) else 0)
+    breaks[len(found) :] = [SENTENCE] * (len(found) + 1 - len(breaks))
+    return [m.group() for m in found], breaks
 
 
 def _encode(tokens: list[str], vocab: dict[str, str]) -> str:
@@ -144,24 +238,172 @@ def _respelt(quote: list[str], vocab: dict[str, str]) -> list[str]:
     return out
 
 
-def similarity(quote: str, submission: str) -> float:
-    """How well the words of ``quote`` match a run of words of ``submission`` (1.0: in full)."""
-    qw, sw = words(quote), words(submission)
-    if not qw or not sw:
-        return 0.0
-    vocab: dict[str, str] = {}
-    s = _encode(sw, vocab)
-    q = _encode(_respelt(qw, vocab), vocab)
+class Match(NamedTuple):
+    """Where a quote's words are in a submission, and how well they match.
+
+    ``similarity`` is one of the two measures (see the module docstring) and
+    ``threshold`` the least it needs; ``start``/``end`` the submission's words
+    matched (word indices, end excluded).
+    """
+
+    similarity: float
+    start: int
+    end: int
+    threshold: float = EVIDENCE_THRESHOLD
+
+    @property
+    def margin(self) -> float:
+        """How far above (or, negative, below) its threshold the match is."""
+        return self.similarity - self.threshold
+
+
+def _in_a_row(q: str, s: str) -> Match:
+    """The quote's words in a row: 1.0 verbatim, else one minus the share of word edits."""
     if q in s:
-        return 1.0
+        at = s.index(q)
+        return Match(1.0, at, at + len(q))
     from rapidfuzz import fuzz
 
     if len(q) > len(s):  # more words than the submission has: compare with all of it
-        return float(fuzz.ratio(q, s)) / 100.0
+        return Match(float(fuzz.ratio(q, s)) / 100.0, 0, len(s))
     # partial_ratio also tries runs cut short by either end of the text, where a quote
     # word past the end would cost half a changed one; words that match nothing pad it
     pad = _PAD * len(q)
-    return float(fuzz.partial_ratio(q, pad + s + pad)) / 100.0
+    got = fuzz.partial_ratio_alignment(q, pad + s + pad)
+    if got is None:
+        return Match(0.0, 0, 0)
+    start = min(max(got.dest_start - len(pad), 0), len(s))
+    end = min(max(got.dest_end - len(pad), start), len(s))
+    return Match(float(got.score) / 100.0, start, end)
+
+
+def _in_order(content: list[str], window: list[str]) -> int:
+    """How many of ``content`` occur in ``window`` in the same order (longest common run)."""
+    prev = [0] * (len(window) + 1)
+    for c in content:
+        row = [0]
+        for j, w in enumerate(window):
+            row.append(prev[j] + 1 if c == w else max(prev[j + 1], row[j]))
+        prev = row
+    return prev[-1]
+
+
+def _coverage(quote: list[str], sub: list[str], breaks: list[int]) -> Match:
+    """The share of the quote's content words found, in order, close together.
+
+    Content words are those not in :data:`STOPWORDS` (negations count). They must
+    occur in the quote's order, in one sentence of the submission, within
+    ``max(n + 5, 1.5 n)`` words for a quote of ``n`` words ("the oceans reflect the
+    sky" is not "the sky reflects the oceans"). Fewer than 2 content words give 0.0:
+    one word is no paraphrase.
+    """
+    content = [w for w in quote if w not in STOPWORDS]
+    if len(content) < 2:
+        return Match(0.0, 0, 0, COVERAGE_THRESHOLD)
+    wanted = set(content)
+    sentence, at = [], 0
+    for b in breaks[: len(sub)]:
+        at += b == SENTENCE
+        sentence.append(at)
+    hits = [(i, w) for i, w in enumerate(sub) if w in wanted]
+    width = max(len(quote) + 5, math.ceil(1.5 * len(quote)))
+    best = Match(0.0, 0, 0, COVERAGE_THRESHOLD)
+    for a, (first, _) in enumerate(hits):
+        window = []
+        for i, w in hits[a:]:
+            if i - first >= width or sentence[i] != sentence[first]:
+                break
+            window.append((i, w))
+        share = _in_order(content, [w for _, w in window]) / len(content)
+        if share > best.similarity:
+            best = Match(share, first, window[-1][0] + 1, COVERAGE_THRESHOLD)
+            if share >= 1.0:
+                break
+    return best
+
+
+def _match(quote: list[str], sub: list[str], breaks: list[int]) -> Match:
+    """The better (by margin over its threshold) of the two measures of ``quote``."""
+    if not quote or not sub:
+        return Match(0.0, 0, 0)
+    vocab: dict[str, str] = {}
+    s = _encode(sub, vocab)
+    respelt = _respelt(quote, vocab)
+    order = _in_a_row(_encode(respelt, vocab), s)
+    if order.similarity >= 1.0:
+        return order
+    loose = _coverage(respelt, sub, breaks)
+    return loose if loose.margin > order.margin else order
+
+
+def similarity(quote: str, submission: str) -> float:
+    """How well the words of ``quote`` match the words of ``submission`` (1.0: in full)."""
+    sw, breaks = _words_and_breaks(submission)
+    return _match(words(quote), sw, breaks).similarity
+
+
+def _negation(sub: list[str], breaks: list[int], at: Match) -> str | None:
+    """The negation word that turns the matched words around, if any.
+
+    A negation word among the matched words, or among the :data:`NEGATION_REACH`
+    words before them in the same clause ("not" in "the sky does not reflect the
+    ocean"), unless it starts "no doubt", "not only", "not just" or "no wonder", or
+    follows "or" ("whether or not").
+    """
+    first = at.start
+    while first > 0 and at.start - first < NEGATION_REACH and not breaks[first]:
+        first -= 1
+    return _first_negation(sub, first, at.end)
+
+
+def _first_negation(text: list[str], start: int, end: int) -> str | None:
+    """The first word of ``text[start:end]`` that negates (idioms such as "no doubt" not)."""
+    for j in range(start, end):
+        nxt = text[j + 1] if j + 1 < len(text) else ""
+        after_or = j > 0 and text[j - 1] == "or"  # "whether or not", "sorted or not"
+        if text[j] in NEGATIONS and (text[j], nxt) not in _NOT_NEGATIONS and not after_or:
+            return text[j]
+    return None
+
+
+def _parts(quote: str) -> list[list[str]]:
+    """The words of each part of ``quote``, cut where it says "..." (words left out)."""
+    parts = (words(p) for p in _ELLIPSIS.split(unicodedata.normalize("NFKC", quote)))
+    return [p for p in parts if p]
+
+
+def _why_not(
+    parts: list[list[str]], sub: list[str], breaks: list[int], threshold: float, credit: bool
+) -> tuple[Match, str | None]:
+    """The quote's match (its worst part's) and why it is no evidence (None: it is)."""
+    matches = [_match(p, sub, breaks) for p in parts]
+    if threshold != EVIDENCE_THRESHOLD:
+        matches = [
+            m._replace(threshold=threshold) if m.threshold == EVIDENCE_THRESHOLD else m
+            for m in matches
+        ]
+    worst = min(matches, key=lambda m: m.margin, default=Match(0.0, 0, 0))
+    n = sum(len(p) for p in parts)
+    if worst.margin < 0:
+        return worst, "not in the submission" if n else "no quote"
+    if credit and n < min(MIN_CREDIT_QUOTE_WORDS, len(sub)):
+        return worst, f"fewer than {MIN_CREDIT_QUOTE_WORDS} words"
+    if n == 1:
+        at = matches[0]
+        if not (at.end - at.start == 1 and breaks[at.start] and breaks[at.end]):
+            return worst, "one word, not a clause of its own in the submission"
+    for p, at in zip(parts, matches, strict=True):
+        there = set(sub[at.start : at.end])
+        number = next((w for w in p if w.isdigit() and w not in there), None)
+        if number is not None:
+            return worst, f"the number {number} is not in the submission there"
+        said = _negation(sub, breaks, at)
+        quoted = _first_negation(p, 0, len(p))
+        if said is not None and quoted is None:
+            return worst, f"the submission negates it ({said!r})"
+        if quoted is not None and said is None:
+            return worst, f"the quote negates what the submission says ({quoted!r})"
+    return worst, None
 
 
 def check_quote(
@@ -175,17 +417,16 @@ def check_quote(
 ) -> tuple[CriterionVerdict, EvidenceCheck]:
     """The verdict after the check, and the check's record.
 
-    A quote with no word in it (``"..."``, ``""``) is not evidence; with ``credit``
-    (the quote would credit a requirement), neither is one of fewer than
-    ``MIN_CREDIT_QUOTE_WORDS`` words, unless the submission has fewer.
+    A quote with no word in it (``"..."``, ``""``) is not evidence; nor is one the
+    submission negates, nor one word unless it stands alone in the submission (a
+    clause of its own); with ``credit`` (the quote would credit a requirement), nor
+    one of fewer than ``MIN_CREDIT_QUOTE_WORDS`` words, unless the submission has
+    fewer. ``EvidenceCheck.why`` says which when it is not found.
     """
     text = quote or ""
-    score = similarity(text, submission)
-    if credit and score > 0.0:
-        need = min(MIN_CREDIT_QUOTE_WORDS, len(words(submission)))
-        if len(words(text)) < need:
-            score = 0.0
-    found = score >= threshold
+    sw, breaks = _words_and_breaks(submission)
+    at, why = _why_not(_parts(text), sw, breaks, threshold, credit)
+    found = why is None
     after = verdict
     action = "kept"
     if not found and policy == "downgrade":
@@ -195,10 +436,11 @@ def check_quote(
     check = EvidenceCheck(
         quote=text,
         found=found,
-        similarity=round(score, 4),
-        threshold=threshold,
+        similarity=round(at.similarity, 4),
+        threshold=at.threshold,
         action=action,
         raw_verdict=verdict,
+        why=why,
     )
     return after, check
 

@@ -14,16 +14,24 @@ is healthy, an attempt still tries the one whose back-off ends first, so a
 fleet of one behaves exactly as a single endpoint, and a fleet that is down
 fails as a recorded judge error after the usual retries, never as a verdict.
 
+An endpoint that answers 429 (rate limited) rests too: for as long as its
+``Retry-After`` says (at most 120 s), else as after a 5xx, and the call moves on
+to another endpoint within the same attempt. Otherwise a server that refuses fast,
+having the fewest calls in flight, would draw most calls and fail them while the
+others sat idle. Only when every endpoint it could try refused does the attempt
+fail, as a ``rate_limit`` error whose wait is the time until the first endpoint is
+back; the reliability layer waits that long before the next attempt.
+
 An endpoint that answers 200 with a reply that cannot be read (not JSON, no
 choices, not the request's schema) fails too: the judge calls
-:meth:`Fleet.unreadable` and the endpoint rests as after a 5xx. Otherwise a
-server that answers garbage fast, having the fewest calls in flight, would draw
-most calls and every re-ask of its own bad replies.
+:meth:`Fleet.unreadable`, the endpoint rests as after a 5xx, and the judge asks
+the same question of another healthy endpoint it has not asked in this attempt
+(``avoid``), keeping the unreadable reply only when none is left.
 
 Each fleet counts, per endpoint, the requests sent, those that failed (of them,
-the unreadable replies), and the latency of those answered; :meth:`Fleet.stats`
-reports them as :class:`EndpointStats` (``RunSummary.endpoints`` sums them over a
-run).
+the unreadable replies and the rate-limited ones), and the latency of those
+answered; :meth:`Fleet.stats` reports them as :class:`EndpointStats`
+(``RunSummary.endpoints`` sums them over a run).
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from __future__ import annotations
 import threading
 import time
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._errors import ConfigError, JudgeError
 from .._quantiles import summary_percentiles
 from ._http import Endpoint, HTTPReply, _hop, status_error
+from ._retry import MAX_RETRY_AFTER_S, parse_retry_after
 
 __all__ = [
     "BACKOFF_CAP_S",
@@ -78,6 +87,7 @@ class EndpointStats(BaseModel):
     calls: int = 0
     errors: int = 0
     unreadable: int = 0
+    rate_limited: int = 0
     latency_s: dict[str, float] = Field(default_factory=dict)
     healthy: bool = True
 
@@ -157,21 +167,33 @@ class _Counts:
     calls: int = 0
     errors: int = 0
     unreadable: int = 0
+    rate_limited: int = 0
     latencies: array[float] = field(default_factory=lambda: array("d"))
 
 
-def _rest(h: _Health) -> None:
-    """Mark ``h`` failed once more: it rests 1 s, doubling per failure in a row, up to 30 s."""
+def _rest(h: _Health, told: float | None = None) -> None:
+    """Mark ``h`` failed once more: it rests 1 s, doubling per failure in a row, up to 30 s.
+
+    ``told`` is the rest the server asked for (``Retry-After``), honoured instead, up to
+    ``MAX_RETRY_AFTER_S``.
+    """
     h.failures += 1
     rest = min(BACKOFF_CAP_S, BACKOFF_START_S * 2.0 ** (h.failures - 1))
+    if told is not None:
+        rest = min(max(told, 0.0), MAX_RETRY_AFTER_S)
     h.down_until = time.monotonic() + rest
+
+
+def _available(h: _Health, now: float) -> bool:
+    """Whether ``h`` may take a call: healthy, or rested and not being probed already."""
+    return h.down_until == 0 or (now >= h.down_until and h.in_flight == 0)
 
 
 @dataclass(frozen=True)
 class FleetMark:
     """Where a fleet's counters stood at one moment (see :meth:`Fleet.stats`)."""
 
-    counts: Mapping[str, tuple[int, int, int, int]]
+    counts: Mapping[str, tuple[int, int, int, int, int]]
 
 
 class Fleet:
@@ -188,24 +210,28 @@ class Fleet:
     def __len__(self) -> int:
         return len(self.endpoints)
 
-    def _pick(self, tried: set[int]) -> int | None:
-        """The endpoint to try next, marked in flight; None when none is left to try."""
+    def _pick(self, tried: set[int], avoid: Set[int] = frozenset()) -> int | None:
+        """The endpoint to try next, marked in flight; None when none is left to try.
+
+        ``tried`` holds the endpoints this post tried, ``avoid`` those the caller asked
+        before in the same attempt (their replies could not be read).
+        """
         now = time.monotonic()
         with _LOCK:
             best: tuple[int, int] | None = None
             chosen = None
             for i, h in enumerate(self._health):
-                if i in tried:
+                if i in tried or i in avoid:
                     continue
-                probing = h.down_until > 0
-                if probing and (now < h.down_until or h.in_flight > 0):
+                if not _available(h, now):
                     continue  # resting, or already being probed by one call
                 rank = (h.in_flight, h.picked)
                 if best is None or rank < best:
                     best, chosen = rank, i
             if chosen is None and not tried:
                 # nothing healthy: try the one whose rest ends first, as one endpoint would be
-                chosen = min(range(len(self._health)), key=lambda i: self._health[i].down_until)
+                left = [i for i in range(len(self._health)) if i not in avoid]
+                chosen = min(left or range(len(self._health)), key=self._back_at)
             if chosen is None:
                 return None
             h = self._health[chosen]
@@ -214,8 +240,22 @@ class Fleet:
             h.picked = _SEQ[0]
             return chosen
 
-    def _done(self, i: int, latency: float | None, *, failed: str | None) -> None:
-        """Settle one request: counters, in-flight, and health (``failed``: its category)."""
+    def _back_at(self, i: int) -> float:
+        return self._health[i].down_until
+
+    def healthy_besides(self, avoid: Set[int]) -> bool:
+        """Whether an endpoint not in ``avoid`` could take a call now (healthy, or due a probe)."""
+        now = time.monotonic()
+        with _LOCK:
+            return any(_available(h, now) for i, h in enumerate(self._health) if i not in avoid)
+
+    def _done(
+        self, i: int, latency: float | None, *, failed: str | None, told: float | None = None
+    ) -> None:
+        """Settle one request: counters, in-flight, and health (``failed``: its category).
+
+        ``told``: the rest a rate-limited endpoint asked for (its ``Retry-After``).
+        """
         counts = self._counts[i]
         with _LOCK:
             h = self._health[i]
@@ -225,7 +265,10 @@ class Fleet:
                 counts.latencies.append(latency)
             if failed is not None:
                 counts.errors += 1
-            if failed in _UNHEALTHY:
+            if failed == "rate_limit":
+                counts.rate_limited += 1
+                _rest(h, told)
+            elif failed in _UNHEALTHY:
                 _rest(h)
             elif failed is None or latency is not None:  # it answered: it is up
                 h.failures = 0
@@ -242,20 +285,32 @@ class Fleet:
             counts.unreadable += 1
             _rest(self._health[i])
 
-    async def post(self, body: bytes, *, timeout_s: float) -> HTTPReply:
+    def _soonest_back(self) -> float:
+        """Seconds until the first resting endpoint may be asked again (0 if one may now)."""
+        now = time.monotonic()
+        with _LOCK:
+            return max(0.0, min(h.down_until for h in self._health) - now)
+
+    async def post(
+        self, body: bytes, *, timeout_s: float, avoid: Set[int] = frozenset()
+    ) -> HTTPReply:
         """POST ``body`` to the least-loaded healthy endpoint, failing over as needed.
 
-        Returns the reply of the endpoint that answered (whatever its status below
-        500), or, with one endpoint tried, its 5xx reply.
+        A connection error, a 5xx or a 429 moves on to the next healthy endpoint not
+        tried (and not in ``avoid``). Returns the reply of the endpoint that answered
+        (whatever its status below 500 but 429), or, with one endpoint tried, its 5xx
+        or 429 reply.
 
         Raises:
             JudgeError: as :meth:`Endpoint.post` for the one endpoint tried; when
-                several were tried and none answered, category ``server`` or
-                ``connection`` (the last failure's) naming each failure.
+                several were tried and none answered, category ``server``,
+                ``connection`` or ``rate_limit`` (the last failure's) naming each
+                failure; when every one refused with 429, its ``retry_after`` is the
+                time until the first endpoint is back.
         """
         tried: set[int] = set()
         failures: list[tuple[int, JudgeError, HTTPReply | None]] = []
-        while (i := self._pick(tried)) is not None:
+        while (i := self._pick(tried, avoid)) is not None:
             tried.add(i)
             start = time.perf_counter()
             try:
@@ -275,9 +330,18 @@ class Fleet:
                 self._done(i, None, failed="server")
                 failures.append((i, status_error(reply), reply))
                 continue
+            if reply.status == 429:  # rate limited: it rests, the call goes elsewhere
+                error = status_error(reply)
+                self._done(i, None, failed="rate_limit", told=parse_retry_after(reply.headers))
+                failures.append((i, error, reply))
+                continue
             ok = 200 <= reply.status < 300
             self._done(i, latency, failed=None if ok else "answered")
             return replace(reply, endpoint=i)
+        if len(self) > 1 and all(e.category == "rate_limit" for _, e, _ in failures):
+            wait = self._soonest_back()  # every endpoint tried refused: wait for the first back
+            for _, error, _ in failures:
+                error.retry_after = wait
         if len(failures) == 1:
             i, error, got = failures[0]
             if len(self) > 1:  # the others were resting after failures of their own
@@ -288,7 +352,7 @@ class Fleet:
                     retry_after=error.retry_after,
                 )
             if got is not None:
-                return got  # a 5xx, read by the caller as a single endpoint's would be
+                return got  # a 5xx or 429, read by the caller as a single endpoint's would be
             raise error
         why = "; ".join(
             f"{self.urls[i].removesuffix('/chat/completions')}: {e}" for i, e, _ in failures
@@ -305,7 +369,7 @@ class Fleet:
         with _LOCK:
             return FleetMark(
                 {
-                    url: (c.calls, c.errors, len(c.latencies), c.unreadable)
+                    url: (c.calls, c.errors, len(c.latencies), c.unreadable, c.rate_limited)
                     for url, c in zip(self.urls, self._counts, strict=True)
                 }
             )
@@ -314,17 +378,22 @@ class Fleet:
         """Each endpoint's numbers (base URL -> stats), since ``since`` if given."""
         return endpoint_stats([(self, since)])
 
-    def _raw(self, since: FleetMark | None) -> list[tuple[str, int, int, int, array[float], bool]]:
+    def _raw(self, since: FleetMark | None) -> list[tuple[str, _Counts, bool]]:
+        """Per endpoint: base URL, its counts since ``since`` and whether it is healthy."""
         out = []
         with _LOCK:
             for url, c, h in zip(self.urls, self._counts, self._health, strict=True):
-                zero = (0, 0, 0, 0)
+                zero = (0, 0, 0, 0, 0)
                 before = since.counts.get(url, zero) if since is not None else zero
                 base = url.removesuffix("/chat/completions")
-                lat = c.latencies[before[2] :]
-                calls, errors = c.calls - before[0], c.errors - before[1]
-                bad = c.unreadable - before[3]
-                out.append((base, calls, errors, bad, lat, h.failures == 0))
+                got = _Counts(
+                    calls=c.calls - before[0],
+                    errors=c.errors - before[1],
+                    unreadable=c.unreadable - before[3],
+                    rate_limited=c.rate_limited - before[4],
+                    latencies=c.latencies[before[2] :],
+                )
+                out.append((base, got, h.failures == 0))
         return out
 
 
@@ -332,15 +401,30 @@ def endpoint_stats(
     fleets: Iterable[tuple[Fleet, FleetMark | None]],
 ) -> dict[str, EndpointStats]:
     """Per base URL, the numbers of ``fleets`` (each since its mark), summed over fleets."""
-    merged: dict[str, tuple[int, int, int, array[float], bool]] = {}
+    merged: dict[str, tuple[_Counts, bool]] = {}
     for fleet, since in fleets:
-        for base, calls, errors, bad, lat, healthy in fleet._raw(since):
-            c0, e0, b0, l0, h0 = merged.get(base, (0, 0, 0, array("d"), True))
-            merged[base] = (c0 + calls, e0 + errors, b0 + bad, l0 + lat, h0 and healthy)
+        for base, got, healthy in fleet._raw(since):
+            if base not in merged:
+                merged[base] = (got, healthy)
+                continue
+            c, h = merged[base]
+            c = _Counts(
+                calls=c.calls + got.calls,
+                errors=c.errors + got.errors,
+                unreadable=c.unreadable + got.unreadable,
+                rate_limited=c.rate_limited + got.rate_limited,
+                latencies=c.latencies + got.latencies,
+            )
+            merged[base] = (c, h and healthy)
     out: dict[str, EndpointStats] = {}
-    for base, (calls, errors, bad, lat, healthy) in merged.items():
-        latency = summary_percentiles(lat, (("p50", 50), ("p90", 90)))
+    for base, (c, healthy) in merged.items():
+        latency = summary_percentiles(c.latencies, (("p50", 50), ("p90", 90)))
         out[base] = EndpointStats(
-            calls=calls, errors=errors, unreadable=bad, latency_s=latency, healthy=healthy
+            calls=c.calls,
+            errors=c.errors,
+            unreadable=c.unreadable,
+            rate_limited=c.rate_limited,
+            latency_s=latency,
+            healthy=healthy,
         )
     return out

@@ -219,34 +219,42 @@ class OpenAIJudge:
         url_key = self.base_url or OFFICIAL_URL
         json_schema = url_key not in _JSON_OBJECT_ONLY
         logprobs = request.decision is not None and (url_key, self.model) not in _NO_LOGPROBS
+        asked: set[int] = set()  # endpoints of a fleet whose reply could not be read
         while True:
             params = self._params(request, json_schema, logprobs)
             body = json.dumps(params, default=_plain).encode()
-            reply = await self.fleet.post(body, timeout_s=self.config.timeout_s)
-            if 200 <= reply.status < 300:
-                break
-            error = status_error(reply)
-            if json_schema and _rejects_json_schema(reply, error):
-                with _JSON_OBJECT_LOCK:
-                    _JSON_OBJECT_ONLY.add(url_key)
-                json_schema = False
-                continue
-            if logprobs and _rejects_logprobs(reply, error):  # o-series models, say
-                with _JSON_OBJECT_LOCK:
-                    _NO_LOGPROBS.add((url_key, self.model))
-                logprobs = False
-                continue
-            raise error
-        try:
-            response = self._read(reply.json(), time.perf_counter() - start, request)
-        except JudgeError as e:
-            if e.category in ("parse", "server"):  # a 200 that says nothing readable
-                self.fleet.unreadable(reply)
-            raise
-        if request.schema and not schema_accepts(request.schema, response.data):
-            # the grader decides what it can still read; the fleet sends less to this server
+            reply = await self.fleet.post(body, timeout_s=self.config.timeout_s, avoid=asked)
+            if not 200 <= reply.status < 300:
+                error = status_error(reply)
+                if json_schema and _rejects_json_schema(reply, error):
+                    with _JSON_OBJECT_LOCK:
+                        _JSON_OBJECT_ONLY.add(url_key)
+                    json_schema = False
+                    continue
+                if logprobs and _rejects_logprobs(reply, error):  # o-series models, say
+                    with _JSON_OBJECT_LOCK:
+                        _NO_LOGPROBS.add((url_key, self.model))
+                    logprobs = False
+                    continue
+                raise error
+            got: JudgeResponse | JudgeError
+            try:
+                got = self._read(reply.json(), time.perf_counter() - start, request)
+            except JudgeError as e:
+                if e.category not in ("parse", "server"):
+                    raise
+                got = e  # a 200 that says nothing readable
+            else:
+                if not request.schema or schema_accepts(request.schema, got.data):
+                    return got
+            # not read, or not the request's schema: a failure of the endpoint that sent it
             self.fleet.unreadable(reply)
-        return response
+            asked.add(reply.endpoint)
+            if self.fleet.healthy_besides(asked):
+                continue  # the same question to another healthy endpoint, same attempt
+            if isinstance(got, JudgeError):
+                raise got
+            return got  # the grader decides what it can still read
 
     def _read(
         self, completion: Any, latency: float, request: JudgeRequest | None = None

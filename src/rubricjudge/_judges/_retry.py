@@ -17,12 +17,13 @@ from typing import Any
 
 from .._errors import JudgeError
 
-__all__ = ["TRANSIENT", "Backoff", "parse_retry_after", "retry_after_of"]
+__all__ = ["MAX_RETRY_AFTER_S", "TRANSIENT", "Backoff", "parse_retry_after", "retry_after_of"]
 
 TRANSIENT = frozenset({"rate_limit", "server", "timeout", "connection"})
 """Judge error categories worth another attempt after a wait."""
 
-_MAX_RETRY_AFTER_S = 120.0
+MAX_RETRY_AFTER_S = 120.0
+"""The longest ``Retry-After`` honoured: a hostile value cannot stall a run for hours."""
 
 
 def parse_retry_after(
@@ -86,6 +87,6 @@ class Backoff:
         """Seconds to wait before retry number ``attempt`` (0-based) after ``error``."""
         told = retry_after_of(error)
         if told is not None:
-            return min(told, _MAX_RETRY_AFTER_S)
+            return min(told, MAX_RETRY_AFTER_S)
         ceiling = min(self.cap_s, self.base_s * (2.0**attempt))
         return (rng or random).uniform(0.0, ceiling)

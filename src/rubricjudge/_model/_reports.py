@@ -164,8 +164,10 @@ class EvidenceCheck(BaseModel):
     """Whether the judge's quote from the submission is really in it.
 
     ``similarity`` is the best match of the normalised quote in the normalised
-    submission (1.0 = verbatim); ``found`` compares it with ``threshold``;
-    ``action`` says what the evidence policy did (``kept``, ``downgraded``).
+    submission (1.0 = verbatim); ``found`` compares it with ``threshold`` and the
+    quote's other rules, ``why`` saying which one failed when it is not found (the
+    quote is not there, is one word, is negated there); ``action`` says what the
+    evidence policy did (``kept``, ``downgraded``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -176,6 +178,7 @@ class EvidenceCheck(BaseModel):
     threshold: float
     action: str = "kept"
     raw_verdict: CriterionVerdict | None = None
+    why: str | None = None
 
 
 class Escalation(BaseModel):

@@ -115,7 +115,7 @@ function said(v){return (v.selection?v.selection.label:
 (v.confidence!==undefined&&v.confidence!==null?' ('+fmt(v.confidence)+')':'');}
 function vote(v){return v.judge_id+': '+(v.error?'failed: '+v.error:said(v));}
 function evidence(e){return '“'+e.quote+'” '+(e.found?'found':'not found')+' (similarity '+
-fmt(e.similarity,2)+', needs '+fmt(e.threshold,2)+'); '+e.action+
+fmt(e.similarity,2)+', needs '+fmt(e.threshold,2)+(e.why?'; '+e.why:'')+'); '+e.action+
 (e.raw_verdict?'; the judge said '+e.raw_verdict:'');}
 function calibration(c){const raw=c.raw_selection?c.raw_selection.label:(c.raw_verdict||'–');
 return 'the judge said '+raw+'; calibrated probability '+fmt(c.p_calibrated)+

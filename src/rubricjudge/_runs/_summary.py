@@ -130,7 +130,10 @@ def endpoint_lines(endpoints: dict[str, EndpointStats]) -> list[str]:
     for url, st in endpoints.items():
         lat = "  ".join(f"{k} {v:.3f}s" for k, v in st.latency_s.items()) or "no answer"
         down = "" if st.healthy else "  [down at the end]"
-        bad = f" ({st.unreadable} unreadable)" if st.unreadable else ""
+        kinds = [f"{st.unreadable} unreadable"] if st.unreadable else []
+        if st.rate_limited:
+            kinds.append(f"{st.rate_limited} rate-limited")
+        bad = f" ({', '.join(kinds)})" if kinds else ""
         lines.append(f"  {url}: {st.calls} sent, {st.errors} failed{bad}  {lat}{down}")
     return lines
 
