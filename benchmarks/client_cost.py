@@ -25,6 +25,7 @@ source tree (an old commit's ``src``, say) to the same interleaved run.
     python benchmarks/client_cost.py --calls 10000 --reps 1   # peak RSS at 10,000 calls
     python benchmarks/client_cost.py --delay 0.05             # 50 ms x 64: share of ideal
     python benchmarks/client_cost.py --src before=/tmp/old/src --only evaluate aiohttp
+    python benchmarks/client_cost.py --only evaluate aiohttp --parts   # where the CPU goes
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 CRITERIA = 5
 CLIENTS = ("evaluate", "grade", "aiohttp", "sdk", "autorubric")
+PARTS = ("evaluate-nocache", "evaluate-norun", "evaluate-bare", "layers")
+"""``--parts``: where ``evaluate``'s CPU goes. The same run with the response cache off,
+without a run directory, with neither; ``layers`` is the grading layers alone (the
+``fake`` judge, no HTTP, no cache, no run store)."""
 
 
 def _load() -> str:
@@ -57,7 +62,9 @@ def _load() -> str:
 def _requests(calls: int) -> list[tuple[str, str]]:
     """(system, user) of each call: the per-criterion grader's own prompts."""
     system = "You grade one answer against one requirement. " * 20
-    return [(system, f"Answer number {i}. " * 20 + f"Requirement {i % CRITERIA}.") for i in range(calls)]
+    return [
+        (system, f"Answer number {i}. " * 20 + f"Requirement {i % CRITERIA}.") for i in range(calls)
+    ]
 
 
 def _schema() -> dict[str, Any]:
@@ -84,16 +91,21 @@ def _dataset(items: int) -> Any:
     )
 
 
-async def _evaluate(url: str, calls: int, concurrency: int, tmp: Path) -> int:
+async def _evaluate(url: str, calls: int, concurrency: int, tmp: Path, kind: str) -> int:
     from rubricjudge._graders import CriterionGrader
     from rubricjudge._judges._registry import get_judge
     from rubricjudge._runs import evaluate
 
-    judge = get_judge("openai/bench", base_url=url, concurrency=concurrency)
+    cache = kind not in ("evaluate-nocache", "evaluate-bare")
+    run_dir = None if kind in ("evaluate-norun", "evaluate-bare", "layers") else tmp / "run"
+    if kind == "layers":
+        judge = get_judge("fake")
+    else:
+        judge = get_judge("openai/bench", base_url=url, concurrency=concurrency, cache=cache)
     grader = CriterionGrader(judge=judge, concurrency=concurrency)
     dataset = _dataset(calls // CRITERIA)
     result = await evaluate(
-        dataset, grader, run_dir=tmp / "run", concurrency=concurrency, progress=False
+        dataset, grader, run_dir=run_dir, concurrency=concurrency, progress=False
     )
     failed = result.summary.items_failed + result.summary.items_with_judge_errors
     assert failed == 0, result.summary.to_text()
@@ -139,7 +151,10 @@ async def _sdk(url: str, calls: int, concurrency: int) -> int:
     import openai
 
     schema = _schema()
-    fmt: Any = {"type": "json_schema", "json_schema": {"name": "j", "schema": schema, "strict": True}}
+    fmt: Any = {
+        "type": "json_schema",
+        "json_schema": {"name": "j", "schema": schema, "strict": True},
+    }
     gate = asyncio.Semaphore(concurrency)
     done = 0
     client = openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0)
@@ -173,7 +188,9 @@ def child(kind: str, url: str, calls: int, concurrency: int) -> None:
         tmp = Path(tmp_s)
         os.environ["RUBRICJUDGE_CACHE_DIR"] = str(tmp / "cache")
         # imports first: their cost is start-up, counted for `grade` only (a whole process)
-        if kind == "evaluate":
+        if kind.startswith("evaluate") or kind == "layers":
+            import aiohttp  # noqa: F401
+
             import rubricjudge._graders  # noqa: F401
             import rubricjudge._runs  # noqa: F401
         elif kind == "aiohttp":
@@ -182,8 +199,8 @@ def child(kind: str, url: str, calls: int, concurrency: int) -> None:
             import openai  # noqa: F401
         cpu = time.process_time()
         start = time.perf_counter()
-        if kind == "evaluate":
-            done = asyncio.run(_evaluate(url, calls, concurrency, tmp))
+        if kind.startswith("evaluate") or kind == "layers":
+            done = asyncio.run(_evaluate(url, calls, concurrency, tmp, kind))
         elif kind == "aiohttp":
             done = asyncio.run(_aiohttp(url, calls, concurrency))
         elif kind == "sdk":
@@ -285,7 +302,8 @@ def main() -> None:
         "--src", action="append", default=[], metavar="LABEL=DIR",
         help="also measure evaluate and grade from another source tree",
     )  # fmt: skip
-    ap.add_argument("--child", choices=CLIENTS, help=argparse.SUPPRESS)
+    ap.add_argument("--parts", action="store_true", help="also " + ", ".join(PARTS))
+    ap.add_argument("--child", choices=CLIENTS + PARTS, help=argparse.SUPPRESS)
     ap.add_argument("--url", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -301,6 +319,8 @@ def main() -> None:
             runs += [(f"{kind} {label}".strip(), kind, src) for label, src in trees]
         else:
             runs.append((kind, kind, ours))
+    if args.parts:
+        runs += [(kind, kind, ours) for kind in PARTS]
     server, url = _server(args.delay)
     results: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in runs}
     print(
