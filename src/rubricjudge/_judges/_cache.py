@@ -142,7 +142,8 @@ class ResponseCache:
         if not self._indexed or (self._index is not None and now - self._checked > RECHECK_S):
             with self._lock:
                 self._read_index(now)
-        return self._index is None or hash(key) in self._index
+        index = self._index  # once: another thread may drop it meanwhile
+        return index is None or hash(key) in index
 
     def _read_index(self, now: float) -> None:
         """Read the keys added to the file since the last time (caller holds ``_lock``)."""
@@ -260,8 +261,9 @@ class ResponseCache:
         try:
             if rows:
                 with self._lock:
-                    if self._index is not None:
-                        self._index.update(hash(row[0]) for row in rows)
+                    index = self._index
+                    if index is not None:
+                        index.update(hash(row[0]) for row in rows)
                     conn = self._conn
                     conn.execute("BEGIN IMMEDIATE")
                     try:
