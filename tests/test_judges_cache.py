@@ -166,3 +166,59 @@ def test_writes_are_batched_off_the_caller_and_survive_a_normal_exit(tmp_path: P
     reopened = ResponseCache(path)
     assert len(reopened) == 300 and reopened.get("k299")["data"] == {"i": 299}  # type: ignore[index]
     reopened.close()
+
+
+def _put(cache: ResponseCache, key: str) -> None:
+    cache.put(key, judge="j", model="m", data={"k": key}, raw_text="t", reasoning=None, usage=None)
+
+
+def test_a_miss_asks_sqlite_nothing_once_the_keys_are_read(tmp_path: Path) -> None:
+    """Issue 39: a lookup of an absent key was a SQLite query on every call."""
+    cache = ResponseCache(tmp_path / "c.sqlite3")
+    _put(cache, "stored")
+    cache.flush()
+    statements: list[str] = []
+    cache._conn.set_trace_callback(statements.append)
+    assert cache.get("absent-0") is None  # the first lookup reads the keys' hashes
+    first = len(statements)
+    for i in range(1, 200):
+        assert cache.get(f"absent-{i}") is None
+    assert len(statements) == first  # no query for the 199 misses after it
+    got = cache.get("stored")
+    assert got is not None and got["data"] == {"k": "stored"}
+    assert len(statements) > first  # a key that is there is read from the file
+    cache.close()
+
+
+def test_rows_another_connection_commits_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rubricjudge._judges._cache as cache_module
+
+    monkeypatch.setattr(cache_module, "RECHECK_S", 0.0)
+    path = tmp_path / "c.sqlite3"
+    reader, writer = ResponseCache(path), ResponseCache(path)  # two connections, as two processes
+    assert reader.get("later") is None  # its index is read now, without "later"
+    _put(writer, "later")
+    writer.flush()
+    got = reader.get("later")
+    assert got is not None and got["data"] == {"k": "later"}
+    reader.close()
+    writer.close()
+
+
+def test_a_file_too_big_to_index_is_asked_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rubricjudge._judges._cache as cache_module
+
+    monkeypatch.setattr(cache_module, "INDEX_MAX", 3)
+    path = tmp_path / "c.sqlite3"
+    first = ResponseCache(path)
+    for i in range(5):
+        _put(first, f"k{i}")
+    first.close()
+    cache = ResponseCache(path)
+    assert [cache.get(f"k{i}") is not None for i in range(5)] == [True] * 5
+    assert cache._index is None and cache.get("absent") is None
+    cache.close()

@@ -77,3 +77,18 @@ def test_the_probe_sees_a_heavy_module_when_one_is_loaded() -> None:
     # the check can fail: loading the batch runner brings in what --help must not
     got = loaded("import rubricjudge._runs._batch_run; import rubricjudge._runs._evaluate")
     assert got & {"aiohttp", "tqdm", "rapidfuzz"}
+
+
+def test_top_level_help_loads_no_grader() -> None:
+    """Issue 39: --help loaded the graders for three lists of choices (a fifth of start-up)."""
+    code = "import contextlib, io, json, sys\n" + HELP.format(argv=["--help"])
+    proc = subprocess.run(
+        [sys.executable, "-c", code + "\nprint(json.dumps(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    modules = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert "rubricjudge._cli.cmd_grade" in modules
+    assert not {m for m in modules if m.startswith(("rubricjudge._graders", "rubricjudge._judges"))}

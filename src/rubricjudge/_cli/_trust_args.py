@@ -11,8 +11,7 @@ import argparse
 from typing import Any
 
 from .._errors import ConfigError
-from .._graders._evidence import EVIDENCE_POLICIES
-from .._graders._prompts import VERDICT_METHODS
+from ._choices import LazyChoices
 
 __all__ = ["add_cache_args", "add_trust_args", "cache_options", "trust_options"]
 
@@ -46,9 +45,10 @@ def add_trust_args(p: argparse.ArgumentParser, *, calibration: bool = True) -> N
     g = p.add_argument_group("trusted verdicts (per-criterion grader)")
     g.add_argument(
         "--verdict-method",
-        choices=["auto", *VERDICT_METHODS],
+        choices=LazyChoices("rubricjudge._graders._prompts", "VERDICT_METHODS", first=["auto"]),
         default="auto",
-        help="reply layout: reason-first, verdict-first or verdict-only (default auto: "
+        metavar="METHOD",
+        help="reply layout: %(choices)s (default auto: "
         "the judge's own preference; see docs/trust.md)",
     )
     if calibration:
@@ -65,9 +65,11 @@ def add_trust_args(p: argparse.ArgumentParser, *, calibration: bool = True) -> N
     )
     g.add_argument(
         "--evidence-policy",
-        choices=list(EVIDENCE_POLICIES),
+        choices=LazyChoices("rubricjudge._graders._evidence", "EVIDENCE_POLICIES"),
         default="downgrade",
-        help="what a MET whose quote is not in the submission becomes (default downgrade: UNMET)",
+        metavar="POLICY",
+        help="what a MET whose quote is not in the submission becomes: %(choices)s "
+        "(default downgrade: UNMET)",
     )
     g.add_argument(
         "--no-reasons",

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
-from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
 from ._call_limit import add_call_limit_args, check_calls, planned_calls
+from ._choices import LazyChoices
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
 from ._grader_args import (
     GRADER_HELP,
@@ -47,7 +47,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--judge", help="judge spec (default: local)")
     p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
     p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
-    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion", help=GRADER_HELP)
+    p.add_argument(
+        "--grader",
+        choices=LazyChoices("rubricjudge._graders._spec", "GRADER_KINDS"),
+        default="per-criterion",
+        metavar="KIND",
+        help=GRADER_HELP + " (%(choices)s)",
+    )
     p.add_argument("--run-dir", help="directory of the run store (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     p.add_argument(

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._errors import ConfigError
-from .._graders._spec import GRADER_KINDS
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from .._outfile import OutputFile
 from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._call_limit import add_call_limit_args, check_calls, planned_calls
+from ._choices import LazyChoices
 from ._grade_io import Item, Tally, iter_items
 from ._grader_args import (
     GRADER_HELP,
@@ -80,7 +80,13 @@ def register(subparsers: Any) -> None:
         help="an ensemble: specs separated by commas or spaces; SPEC=WEIGHT sets a vote "
         "weight (votes are weighted; a criterion's own aggregation still wins)",
     )
-    p.add_argument("--grader", choices=GRADER_KINDS, default="per-criterion", help=GRADER_HELP)
+    p.add_argument(
+        "--grader",
+        choices=LazyChoices("rubricjudge._graders._spec", "GRADER_KINDS"),
+        default="per-criterion",
+        metavar="KIND",
+        help=GRADER_HELP + " (%(choices)s)",
+    )
     p.add_argument("--concurrency", type=int, default=8, help="judge calls at once (default 8)")
     p.add_argument(
         "--run-dir",

@@ -7,11 +7,19 @@ headers never enter the key or the file. The default file is
 ``JudgeConfig.cache`` names another file or turns the cache off.
 
 Writes are batched off the event loop: :meth:`ResponseCache.put` hands the row to
-a writer thread, which commits whatever has gathered in one transaction with
-``synchronous=NORMAL`` (the run store's setting). A write not yet committed when
-the process is killed costs one repeated judge call, never a wrong answer;
-lookups see rows still waiting to be written, and pending rows are written at
-interpreter exit and by :meth:`ResponseCache.flush`.
+a writer thread, which commits the first row at once and then, at most every
+``GATHER_S``, whatever has gathered in one transaction, with ``synchronous=NORMAL``
+(the run store's setting). A write not yet
+committed when the process is killed costs one repeated judge call, never a wrong
+answer; lookups see rows still waiting to be written, and pending rows are written
+at interpreter exit and by :meth:`ResponseCache.flush`.
+
+Lookups of keys the file does not hold cost no SQLite query: the cache keeps the
+hashes of the keys in the file (those of a file of at most ``INDEX_MAX`` rows, read
+at the first lookup; a bigger file is asked every time) and asks SQLite only when
+a key's hash is among them. Rows another process commits are read into that index
+when SQLite's ``data_version`` says the file changed, checked at most every
+``RECHECK_S``: until then such a row is a miss, which costs one repeated call.
 """
 
 from __future__ import annotations
@@ -35,6 +43,12 @@ __all__ = ["CACHE_ENV", "ResponseCache", "cache_key", "default_cache_path", "ope
 
 CACHE_ENV = "RUBRICJUDGE_CACHE_DIR"
 _FILE = "judge-cache.sqlite3"
+GATHER_S = 0.05
+"""The writer commits at most this often (rows gather in between: one transaction)."""
+INDEX_MAX = 500_000
+"""Files of at most this many rows keep their keys' hashes in memory (8 MB per 100k)."""
+RECHECK_S = 1.0
+"""How often, at most, lookups check whether another process wrote to the file."""
 
 # Ordered; each runs once per file and is recorded in ``migrations``.
 _MIGRATIONS: list[tuple[str, str]] = [
@@ -94,6 +108,12 @@ class ResponseCache:
         self._writing: dict[str, tuple[Any, ...]] = {}
         self._writer: threading.Thread | None = None
         self._closed = False
+        # hashes of the keys in the file (None: not read yet, or the file is too big)
+        self._index: set[int] | None = None
+        self._indexed = False
+        self._last_rowid = 0
+        self._version = -1
+        self._checked = 0.0
         _LIVE.add(self)
 
     def _migrate(self) -> None:
@@ -116,12 +136,51 @@ class ResponseCache:
                 conn.execute("ROLLBACK")
                 raise
 
+    def _may_hold(self, key: str) -> bool:
+        """False when the file certainly does not hold ``key`` (no SQLite query then)."""
+        now = time.monotonic()
+        if not self._indexed or (self._index is not None and now - self._checked > RECHECK_S):
+            with self._lock:
+                self._read_index(now)
+        index = self._index  # once: another thread may drop it meanwhile
+        return index is None or hash(key) in index
+
+    def _read_index(self, now: float) -> None:
+        """Read the keys added to the file since the last time (caller holds ``_lock``)."""
+        conn = self._conn
+        self._checked = now
+        try:
+            (version,) = conn.execute("PRAGMA data_version").fetchone()
+            if self._indexed and version == self._version:
+                return  # no other connection committed since
+            if not self._indexed:
+                self._indexed = True
+                (top,) = conn.execute("SELECT max(rowid) FROM responses").fetchone()
+                if (top or 0) > INDEX_MAX:
+                    return  # too big to hold in memory: every lookup asks SQLite
+                self._index = set()
+            assert self._index is not None
+            rows = conn.execute(
+                "SELECT rowid, key FROM responses WHERE rowid > ?", (self._last_rowid,)
+            ).fetchall()
+        except sqlite3.Error:
+            self._index = None  # cannot tell: ask SQLite every time
+            return
+        self._version = version
+        for rowid, key in rows:
+            self._index.add(hash(key))
+            self._last_rowid = max(self._last_rowid, rowid)
+        if len(self._index) > INDEX_MAX:
+            self._index = None
+
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record for ``key`` (``data``, ``raw_text``, ``usage`` ...), or None."""
         with self._queue:
             queued = self._pending.get(key) or self._writing.get(key)
         if queued is not None:
             row = (*queued[1:7], queued[8], queued[9])
+        elif not self._may_hold(key):
+            return None
         else:
             with self._lock:
                 row = self._conn.execute(
@@ -170,13 +229,15 @@ class ResponseCache:
             features,
         )
         with self._queue:
+            first = not self._pending
             self._pending[key] = row
             if self._writer is None:
                 self._writer = threading.Thread(
                     target=self._write_loop, name="rubricjudge-cache", daemon=True
                 )
                 self._writer.start()
-            self._queue.notify()
+            if first:  # the writer is waiting for a first row; it gathers the rest itself
+                self._queue.notify()
 
     def _write_loop(self) -> None:
         while True:
@@ -186,6 +247,12 @@ class ResponseCache:
                 if not self._pending:
                     return
             self._write_batch()
+            # the first row is written at once; those after it gather for a while and
+            # are committed together (one transaction, one wake-up of this thread)
+            deadline = time.monotonic() + GATHER_S
+            with self._queue:
+                while not self._closed and (left := deadline - time.monotonic()) > 0:
+                    self._queue.wait(left)
 
     def _write_batch(self) -> None:
         with self._queue:
@@ -194,6 +261,9 @@ class ResponseCache:
         try:
             if rows:
                 with self._lock:
+                    index = self._index
+                    if index is not None:
+                        index.update(hash(row[0]) for row in rows)
                     conn = self._conn
                     conn.execute("BEGIN IMMEDIATE")
                     try:

@@ -5,7 +5,8 @@ pre-serialised body and returns the reply's status, headers and (decompressed)
 body, whatever the status; every failure becomes a :class:`JudgeError` whose
 category the reliability layer knows how to retry.
 
-- One ``aiohttp.ClientSession`` per event loop (and one more for loopback hosts),
+- One ``aiohttp.ClientSession`` per event loop and kind (proxied; direct for loopback
+  hosts; plain for ``http://`` on loopback, with no CA bundle), each made when first used,
   closed with the loop: ``asyncio.run`` finalizes the async generator that owns it.
   The connector keeps connections alive (idle ones expire after 30 s) and caps them
   at ``MAX_CONNECTIONS``; the provider limits in ``_limits`` bound calls in flight.
@@ -23,12 +24,14 @@ category the reliability layer knows how to retry.
   points: a 301, 302 or 303 would turn the POST into a GET with no prompt, whose
   reply must never be read as a verdict, and another host must not get the key.
 - A pooled connection the server closed while idle is replaced and the request sent
-  once more, when no byte of a reply had arrived.
+  once more, when no byte of a reply had arrived (the connector tells a reused
+  connection from a new one; no tracing hook runs on every request).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import ipaddress
 import json
@@ -118,6 +121,14 @@ def _ssl_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
+@functools.lru_cache(maxsize=64)
+def _timeout(timeout_s: float) -> Any:
+    """The bounds of one call (an immutable object: made once per value, not per call)."""
+    import aiohttp
+
+    return aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 30.0))
+
+
 def _hop(url: str, what: str) -> _Hop:
     try:
         parts = urlsplit(url)
@@ -153,50 +164,85 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-@dataclass
-class _Use:
-    """Whether a request went out on a kept-alive connection (set by aiohttp's tracing)."""
+_REUSED: contextvars.ContextVar[bool] = contextvars.ContextVar("rubricjudge_reused", default=False)
+"""Whether the request being sent in this task went out on a kept-alive connection."""
 
-    reused: bool = False
+
+@functools.cache
+def _connector_class() -> type[Any]:
+    import aiohttp
+
+    class Connector(aiohttp.TCPConnector):
+        """A connector that tells, per request, whether its connection was used before.
+
+        ``connect`` is awaited inline by the request (no task of its own), so the
+        context variable it sets is the sending task's. This replaces a tracing hook,
+        which makes aiohttp await a dozen signal sends on every request.
+        """
+
+        def __init__(self, **kw: Any) -> None:
+            super().__init__(**kw)
+            self._used: weakref.WeakSet[Any] = weakref.WeakSet()
+
+        async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
+            conn = await super().connect(req, traces, timeout)
+            proto = conn.protocol
+            if proto in self._used:
+                _REUSED.set(True)
+            else:
+                self._used.add(proto)
+                _REUSED.set(False)
+            return conn
+
+    return Connector
 
 
 class _Sessions:
-    """The aiohttp sessions of one event loop: through proxies, and direct for loopback."""
+    """The aiohttp sessions of one event loop: through proxies, and direct for loopback.
+
+    Each is made when first needed, so a run against ``http://`` on this machine builds
+    one session and no TLS context (``plain``: loopback, and no TLS to verify).
+    """
 
     def __init__(self) -> None:
-        import aiohttp
+        self._made: dict[str, Any] = {}
 
-        trace = aiohttp.TraceConfig()
+    def _get(self, kind: str) -> Any:
+        session = self._made.get(kind)
+        if session is None:
+            import aiohttp
 
-        async def reused(_: Any, ctx: Any, __: Any) -> None:
-            if ctx.trace_request_ctx is not None:
-                ctx.trace_request_ctx.reused = True
-
-        async def fresh(_: Any, ctx: Any, __: Any) -> None:
-            if ctx.trace_request_ctx is not None:
-                ctx.trace_request_ctx.reused = False
-
-        trace.on_connection_reuseconn.append(reused)
-        trace.on_connection_create_end.append(fresh)
-
-        def make(trust_env: bool) -> Any:
-            connector = aiohttp.TCPConnector(
-                limit=MAX_CONNECTIONS, ssl=_ssl_context(), keepalive_timeout=30.0
+            connector = _connector_class()(
+                limit=MAX_CONNECTIONS,
+                ssl=True if kind == "plain" else _ssl_context(),
+                keepalive_timeout=30.0,
             )
-            return aiohttp.ClientSession(
+            session = self._made[kind] = aiohttp.ClientSession(
                 connector=connector,
-                trust_env=trust_env,
+                trust_env=kind == "proxied",
                 auto_decompress=True,
                 headers={"User-Agent": USER_AGENT},
-                trace_configs=[trace],
             )
+        return session
 
-        self.proxied = make(trust_env=True)
-        self.direct = make(trust_env=False)
+    @property
+    def proxied(self) -> Any:
+        """Through the environment's proxies; TLS verified with our CA bundle."""
+        return self._get("proxied")
+
+    @property
+    def direct(self) -> Any:
+        """Never through a proxy; TLS verified with our CA bundle."""
+        return self._get("direct")
+
+    @property
+    def plain(self) -> Any:
+        """Never through a proxy, for ``http://`` only: no CA bundle loaded."""
+        return self._get("plain")
 
     async def close(self) -> None:
-        await self.proxied.close()
-        await self.direct.close()
+        for session in self._made.values():
+            await session.close()
 
 
 _SESSIONS: weakref.WeakKeyDictionary[
@@ -269,6 +315,7 @@ class Endpoint:
         if not any(n.lower() == "content-type" for n in self.headers):
             self.headers["Content-Type"] = "application/json"
         self.direct = is_loopback(self.target.host)
+        self.plain = self.direct and not self.target.tls  # nothing to verify: no CA bundle
 
     def __repr__(self) -> str:
         return f"Endpoint({str(self.url)!r})"
@@ -286,8 +333,11 @@ class Endpoint:
         import aiohttp
 
         sessions = await _sessions()
-        session = sessions.direct if self.direct else sessions.proxied
-        timeout = aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 30.0))
+        if self.plain:
+            session = sessions.plain
+        else:
+            session = sessions.direct if self.direct else sessions.proxied
+        timeout = _timeout(timeout_s)
         url = self.url
         try:
             for _ in range(_MAX_REDIRECTS + 1):
@@ -328,11 +378,11 @@ class Endpoint:
         import aiohttp
 
         for attempt in (1, 2):
-            used = _Use()
+            _REUSED.set(False)
             try:
-                return await self._once(session, url, body, timeout, used)
+                return await self._once(session, url, body, timeout)
             except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
-                if attempt == 2 or not used.reused or isinstance(e, aiohttp.ClientConnectorError):
+                if attempt == 2 or not _REUSED.get() or isinstance(e, aiohttp.ClientConnectorError):
                     raise
                 # a kept-alive connection the server had closed while idle: once more
         raise AssertionError("unreachable")  # pragma: no cover
@@ -362,16 +412,13 @@ class Endpoint:
             category="bad_request",
         )
 
-    async def _once(
-        self, session: Any, url: Any, body: bytes, timeout: Any, used: _Use
-    ) -> HTTPReply:
+    async def _once(self, session: Any, url: Any, body: bytes, timeout: Any) -> HTTPReply:
         async with session.post(
             url,
             data=body,
             headers=self.headers,
             timeout=timeout,
             allow_redirects=False,
-            trace_request_ctx=used,
         ) as resp:
             chunks: list[bytes] = []
             size = 0

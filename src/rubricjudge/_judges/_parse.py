@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .._limits import without_surrogates
@@ -70,6 +71,18 @@ def _first_object(text: str) -> str | None:
     return None if best is None else text[best[0] : best[1] + 1]
 
 
+def _candidates(text: str) -> Iterator[str]:
+    """Where the object may be, in order; each searched only when those before it failed.
+
+    Nearly every reply is the bare object: it is parsed without a scan of the text.
+    """
+    yield text.strip()
+    yield from _fenced(text)
+    obj = _first_object(text)
+    if obj is not None:
+        yield obj
+
+
 def parse_json_reply(text: str) -> dict[str, Any]:
     """The JSON object in ``text``.
 
@@ -78,12 +91,7 @@ def parse_json_reply(text: str) -> dict[str, Any]:
     """
     if len(text) > MAX_REPLY_CHARS:
         raise ValueError(f"reply is {len(text):,} characters, more than {MAX_REPLY_CHARS:,}")
-    candidates = [text.strip()]
-    candidates += _fenced(text)
-    obj = _first_object(text)
-    if obj is not None:
-        candidates.append(obj)
-    for cand in candidates:
+    for cand in _candidates(text):
         if not cand.startswith("{"):
             continue  # only an object is an answer: parsing nothing else keeps this linear
         for attempt in (cand, _TRAILING_COMMA.sub(r"\1", cand)):
