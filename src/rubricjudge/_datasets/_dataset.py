@@ -21,9 +21,10 @@ from typing import Any, Self
 
 from .._errors import ConversationError, DatasetError, VerdictError
 from .._model._conversation import Conversation
-from .._model._messages import read_messages
+from .._model._messages import read_messages_with_media
 from .._model._rubric import CriterionVerdict, Rubric
 from .._model._scoring import CannotAssessStrategy
+from .._model._submission import Submission
 from .._model._verdicts import reports_from_verdicts
 from ._split import stratified_split
 
@@ -38,8 +39,9 @@ class DataItem:
     """One submission to grade, optionally with ground-truth verdicts.
 
     Attributes:
-        submission: The text to grade (structured content as a JSON string), or a
-            :class:`~rubricjudge.conversations.Conversation` (``messages`` in files).
+        submission: The text to grade (structured content as a JSON string), a
+            :class:`~rubricjudge.conversations.Conversation` (``messages`` in files),
+            or a :class:`Submission` with images or documents (content parts in files).
         description: A short note on the item ("good answer", "system B").
         ground_truth: One value per leaf criterion: a verdict or an option label.
         rubric: A rubric for this item only; the dataset's rubric otherwise.
@@ -49,7 +51,7 @@ class DataItem:
         metadata: Free-form facts about the item (source, annotator, ...).
     """
 
-    submission: str | Conversation
+    submission: str | Conversation | Submission
     description: str = ""
     ground_truth: GroundTruth | None = None
     rubric: Rubric | None = None
@@ -151,11 +153,13 @@ class DatasetBase:
             raise DatasetError(f"{where}: expected a DataItem, got {type(item).__name__}")
         if isinstance(item.submission, list | tuple):  # chat messages given as they came
             try:
-                conv = read_messages(item.submission, where=f"{where}.messages")
+                conv, media = read_messages_with_media(item.submission, where=f"{where}.messages")
             except ConversationError as e:
                 raise DatasetError(str(e)) from None
-            item = replace(item, submission=conv)
-        if not isinstance(item.submission, str | Conversation):
+            item = replace(
+                item, submission=Submission.of_conversation(conv, media) if media else conv
+            )
+        if not isinstance(item.submission, str | Conversation | Submission):
             raise DatasetError(
                 f"{where}.submission: expected a string or a conversation, got "
                 f"{type(item.submission).__name__}; JSON-encode other structured submissions"

@@ -34,12 +34,14 @@ from typing import Any, cast
 
 import yaml
 
-from .._errors import ConversationError, DatasetError
+from .._errors import ConfigError, ConversationError, DatasetError
 from .._formats import load_data
 from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
 from .._model._conversation import Conversation
-from .._model._messages import read_messages
+from .._model._media import media_source
+from .._model._messages import read_messages_with_media
 from .._model._rubric import CriterionVerdict, Rubric
+from .._model._submission import Submission, read_parts
 from ._dataset import DataItem, DatasetBase
 
 __all__ = [
@@ -74,6 +76,9 @@ def _item_to_dict(item: DataItem) -> dict[str, Any]:
         out["id"] = item.id
     if isinstance(item.submission, Conversation):
         out["messages"] = item.submission.to_openai()  # OpenAI's form: read back the same
+    elif isinstance(item.submission, Submission):  # with images or documents, inline
+        key = "messages" if item.submission.conversation is not None else "submission"
+        out[key] = item.submission.to_data()
     else:
         out["submission"] = item.submission
     out["description"] = item.description
@@ -245,8 +250,11 @@ def _add(ds: RubricDataset, data: Any, source: str, where: str) -> None:
         raise DatasetError(f"{source}: {e}") from None
 
 
-def _submission(data: dict[str, Any], full: str) -> str | Conversation:
-    """An item's ``submission`` (text) or ``messages`` (a conversation, with ``system``)."""
+def _submission(data: dict[str, Any], full: str) -> str | Conversation | Submission:
+    """An item's ``submission`` (text) or ``messages`` (a conversation, with ``system``).
+
+    Content parts with images or documents, in either, make a :class:`Submission`.
+    """
     has_text, has_messages = "submission" in data, "messages" in data
     if has_text == has_messages:
         which = (
@@ -259,13 +267,22 @@ def _submission(data: dict[str, Any], full: str) -> str | Conversation:
         raise DatasetError(f"{full}.system: 'system' goes with 'messages' (Anthropic's system)")
     if has_messages:
         try:
-            return read_messages(data["messages"], system=data.get("system"), where="messages")
+            conv, media = read_messages_with_media(
+                data["messages"], system=data.get("system"), where="messages"
+            )
         except ConversationError as e:
+            raise DatasetError(f"{full}.{e}") from None
+        return Submission.of_conversation(conv, media) if media else conv
+    if isinstance(data["submission"], list):
+        try:
+            return read_parts(data["submission"], where="submission")
+        except ConfigError as e:
             raise DatasetError(f"{full}.{e}") from None
     if not isinstance(data["submission"], str):
         raise DatasetError(
             f"{full}.submission: expected a string, got {type(data['submission']).__name__}; "
-            "JSON-encode structured submissions, or give a conversation as 'messages'"
+            "JSON-encode structured submissions, give content parts as a list, or a "
+            "conversation as 'messages'"
         )
     return str(data["submission"])
 
@@ -339,7 +356,8 @@ def load_file(path: str | Path) -> RubricDataset:
         raise DatasetError(f"dataset file {str(p)!r} not found") from None
     except OSError as e:
         raise DatasetError(f"cannot read dataset file {str(p)!r}: {e.strerror}") from None
-    return load_text(text, _kind(p), source=str(p))
+    with media_source(p):  # images' paths start from the file's folder and stay in it
+        return load_text(text, _kind(p), source=str(p))
 
 
 @dataclass

@@ -225,6 +225,7 @@ async def check_evidence(
         schema=quote_schema(),
         schema_name="evidence_quote",
         shared_prefix_chars=len(prefix.text),
+        media=prefix.media,
         tags={"key": criterion.key, "item": ctx.item_id, "evidence": True},
     )
     extra = Outcome(judge_id=member.id)

@@ -76,6 +76,7 @@ class RubricAsJudgeGrader(Grader):
             schema=holistic_schema(),
             schema_name="holistic_score",
             shared_prefix_chars=len(prefix.text),
+            media=prefix.media,
             tags={"criterion": "holistic", "item": ctx.item_id},
         )
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._judges._base import Decision
+from .._model._media import MediaPart
 from .._model._rubric import CalibrationExample, Criterion, Rubric
 from ._inputs import Submission
 
@@ -138,6 +139,7 @@ class Prefix:
     code: str
     n_examples: int
     submission_text: str = ""
+    media: tuple[MediaPart, ...] = ()
 
 
 CONVERSATION_HEADING = (
@@ -186,11 +188,17 @@ def build_prefix(
             + _block("thinking", code, sub.thinking)
         )
     parts.append(f"{heading}\n" + _block("submission", code, shown))
+    if sub.media:
+        parts.append(
+            "The submission's images and documents follow this text, each introduced by the "
+            "name the submission shows in its place ([image 1], [document 2], ...)."
+        )
     return Prefix(
         text="\n\n".join(parts) + "\n\n",
         code=code,
         n_examples=len(examples),
         submission_text=shown,
+        media=sub.media,
     )
 
 
