@@ -466,8 +466,9 @@ class CriterionGrader(Grader):
         from .._methods import run_method
 
         judge = self.members()[0].judge
-        # a trajectory check reads the conversation; the other methods read the answer
-        target = ctx.submission if criterion.method is ScoringType.TRAJECTORY else None
+        # trajectory and media checks read the submission; the other methods the answer
+        whole = criterion.method in (ScoringType.TRAJECTORY, ScoringType.MEDIA)
+        target = ctx.submission if whole else None
         try:
             report = await run_method(
                 criterion,

@@ -307,7 +307,7 @@ def _fetch(url: str, source: MediaSource) -> bytes:
     if not source.allow_urls:
         raise MediaProblem(
             f"the URL {url!r} is not fetched: download it beside the dataset and give "
-            "'path', or allow fetching with --allow-urls (RUBRICJUDGE_ALLOW_URLS=1)"
+            "'path', or allow fetching with RUBRICJUDGE_ALLOW_URLS=1"
         )
     if not url.startswith(("http://", "https://")):
         raise MediaProblem(f"{url!r} is not an http(s) or data: URL")
@@ -331,7 +331,7 @@ def _read_path(value: Any, source: MediaSource) -> tuple[bytes, str]:
     if source.root is not None and not full.is_relative_to(source.root):
         raise MediaProblem(
             f"the path {value!r} leads outside {str(source.root)!r}; keep images beside the "
-            "dataset, or allow a wider folder with --media-root (RUBRICJUDGE_MEDIA_ROOT)"
+            "dataset, or allow a wider folder with RUBRICJUDGE_MEDIA_ROOT=<folder>"
         )
     try:
         size = full.stat().st_size
