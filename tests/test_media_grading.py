@@ -396,3 +396,23 @@ def test_text_judges_config_is_unchanged_without_media() -> None:
         config = JudgeConfig()
 
     assert "media_budget" not in describe_judge(Judge())["config"]
+
+
+def test_validate_checks_the_parts_of_a_data_file(pictures: Path, capsys: Any) -> None:
+    rubric_file, data = write_inputs(
+        pictures,
+        [
+            {"id": "a", "submission": [{"type": "image", "path": "img/red.png"}]},
+            {"id": "b", "submission": [{"type": "image", "path": "../outside.png"}]},
+        ],
+    )
+    (pictures.parent / "outside.png").write_bytes(RED)
+    assert main(["validate", str(rubric_file), "--data", str(data)]) == 1
+    err = capsys.readouterr().err
+    assert f"rubricjudge: error: {data} line 2: submission[0]: the path '../outside.png'" in err
+    assert main(["validate", str(rubric_file), "--data", str(data), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["valid"] is False and out["data"]["valid"] is False
+    data.write_text(json.dumps({"submission": [{"type": "image", "path": "img/red.png"}]}) + "\n")
+    assert main(["validate", str(rubric_file), "--data", str(data)]) == 0
+    assert f"{data}: OK (1 item, 1 image, 0 documents)" in capsys.readouterr().out
