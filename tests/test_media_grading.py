@@ -416,3 +416,35 @@ def test_validate_checks_the_parts_of_a_data_file(pictures: Path, capsys: Any) -
     data.write_text(json.dumps({"submission": [{"type": "image", "path": "img/red.png"}]}) + "\n")
     assert main(["validate", str(rubric_file), "--data", str(data)]) == 0
     assert f"{data}: OK (1 item, 1 image, 0 documents)" in capsys.readouterr().out
+
+
+def test_a_fault_seen_in_an_image_is_not_undone_by_the_quote_check(
+    chat_server: ChatServer,
+) -> None:
+    chat_server.handler = vision
+    fault = Rubric([Criterion(name="red", requirement="The picture is red", weight=-5)])
+    judge = get_judge("openai/vision-test", base_url=chat_server.base_url, cache=False)
+    report = CriterionGrader(judge).grade_sync(
+        fault, [{"type": "image", "data": B64(RED).decode()}]
+    )
+    (cr,) = report.report
+    assert cr.verdict is not None and cr.verdict.value == "MET"  # no words to quote: it stands
+    assert cr.evidence_check is not None
+    assert cr.evidence_check.action.startswith("unchecked (the submission holds images")
+    assert len(chat_server.chat_requests) == 1  # no quote call was made
+    chat_server.handler = None  # the schema's first answers: yes, then an empty quote
+    text = CriterionGrader(judge).grade_sync(fault, "plain text")
+    assert text.report[0].evidence_check is not None  # text is still checked
+    assert len(chat_server.chat_requests) == 3
+
+
+def test_pairwise_and_group_refuse_what_they_would_not_show(chat_server: ChatServer) -> None:
+    from rubricjudge._graders import GroupRanker, PairwiseGrader
+
+    judge = get_judge("openai/vision-test", base_url=chat_server.base_url, cache=False)
+    picture = [{"type": "image", "data": B64(RED).decode()}]
+    with pytest.raises(ConfigError, match="pairwise comparison does not send images"):
+        PairwiseGrader(judge).compare_sync(rubric(), picture, "text")
+    with pytest.raises(ConfigError, match="group ranking does not send images"):
+        GroupRanker(judge).rank_sync(rubric(), ["text", picture])
+    assert not chat_server.chat_requests
