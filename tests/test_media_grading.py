@@ -448,3 +448,48 @@ def test_pairwise_and_group_refuse_what_they_would_not_show(chat_server: ChatSer
     with pytest.raises(ConfigError, match="group ranking does not send images"):
         GroupRanker(judge).rank_sync(rubric(), ["text", picture])
     assert not chat_server.chat_requests
+
+
+def test_the_batch_api_carries_the_images(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from batch_server import BatchServer
+    from rubricjudge._runs import BatchOptions, evaluate_sync
+
+    monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    ds = RubricDataset(prompt="Draw", rubric=rubric())
+    ds.add_item([{"role": "user", "content": "Draw"}, {"role": "assistant", "content": [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64," + B64(RED).decode()}}
+    ]}], id="red")  # fmt: skip
+    with BatchServer() as server:
+        grader = CriterionGrader(
+            "openai/gpt-4.1-mini", judge_options={"base_url": server.base_url}, evidence="off"
+        )
+        result = evaluate_sync(ds, grader, run_dir=tmp_path / "run", batch_api=BatchOptions(0.01))
+        assert result.summary.items_graded == 1
+        rows = [
+            json.loads(r) for c in server.contents.values() for r in c.splitlines() if r.strip()
+        ]
+    (line,) = [row for row in rows if "body" in row]  # the one request uploaded
+    parts = line["body"]["messages"][1]["content"]
+    assert [p["type"] for p in parts] == ["text", "text", "image_url", "text"]
+    assert parts[2]["image_url"]["url"] == "data:image/png;base64," + B64(RED).decode()
+
+
+def test_evaluate_resume_refuses_a_dataset_whose_image_changed(pictures: Path) -> None:
+    from rubricjudge._runs import evaluate_sync
+
+    picture = pictures / "img" / "mine.png"
+    picture.write_bytes(RED)
+    ds_file = pictures / "d.json"
+    item = {"id": "a", "submission": [{"type": "image", "path": "img/mine.png"}]}
+    ds_file.write_text(json.dumps({"prompt": "p", "rubric": rubric().to_dict(), "items": [item]}))
+    run = pictures / "run"
+    evaluate_sync(RubricDataset.from_file(ds_file), CriterionGrader("fake"), run_dir=run)
+    evaluate_sync(
+        RubricDataset.from_file(ds_file), CriterionGrader("fake"), run_dir=run, resume=True
+    )
+    picture.write_bytes(BLUE)
+    with pytest.raises(Exception, match="different dataset"):
+        evaluate_sync(
+            RubricDataset.from_file(ds_file), CriterionGrader("fake"), run_dir=run, resume=True
+        )
