@@ -117,7 +117,7 @@ def test_grade_sends_each_image_as_a_data_url_and_judges_one_image_once(
     assert [p["type"] for p in content] == ["text", "text", "image_url", "text"]
     prefix, line, image, rest = content
     assert "My picture:\n[image 1]" in prefix["text"]
-    assert prefix["text"].endswith("([image 1], [document 2], ...).\n\n")
+    assert prefix["text"].endswith("([image 1], [document 2], [reference image 1], ...).\n\n")
     assert line == {"type": "text", "text": f"[image 1] red.png, PNG 4x3, {len(RED)} bytes:"}
     assert image == {
         "type": "image_url",
@@ -493,3 +493,40 @@ def test_evaluate_resume_refuses_a_dataset_whose_image_changed(pictures: Path) -
         evaluate_sync(
             RubricDataset.from_file(ds_file), CriterionGrader("fake"), run_dir=run, resume=True
         )
+
+
+def test_a_reference_with_an_image_is_shown_before_the_submission_s(
+    chat_server: ChatServer, pictures: Path
+) -> None:
+    chat_server.handler = vision
+    ds_file = pictures / "d.jsonl"
+    header = {"prompt": "Draw", "rubric": rubric().to_dict()}
+    item = {
+        "id": "a",
+        "submission": [{"type": "image", "path": "img/red.png"}],
+        "reference_submission": [
+            {"type": "text", "text": "A good one:"},
+            {"type": "image", "path": "img/blue.png"},
+        ],
+    }
+    ds_file.write_text(json.dumps(header) + "\n" + json.dumps(item) + "\n")
+    ds = RubricDataset.from_file(ds_file)
+    again = RubricDataset.from_jsonl(ds.to_jsonl())  # written with the bytes inline
+    assert again.items[0].reference_submission == ds.items[0].reference_submission
+    from rubricjudge._runs import evaluate_sync
+
+    judge = get_judge("openai/vision-test", base_url=chat_server.base_url, cache=False)
+    evaluate_sync(ds, CriterionGrader(judge, evidence="off"))
+    content = chat_server.chat_requests[0].json["messages"][1]["content"]
+    assert [p["type"] for p in content] == [
+        "text",
+        "text",
+        "image_url",
+        "text",
+        "image_url",
+        "text",
+    ]
+    assert "A good one:\n[reference image 1]" in content[0]["text"]
+    assert content[1]["text"].startswith("[reference image 1] blue.png, PNG 4x3")
+    assert content[3]["text"].startswith("[image 1] red.png, PNG 4x3")
+    assert [colour_of(content[k]["image_url"]["url"]) for k in (2, 4)] == ["blue", "red"]

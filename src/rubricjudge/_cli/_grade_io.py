@@ -27,7 +27,7 @@ class Item:
     id: str
     submission: Any
     query: str | None
-    reference: str | None
+    reference: Any  # text, or a Submission with images (content parts)
 
 
 def json_objects(stream: IO[str], name: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
@@ -100,6 +100,22 @@ def _submission(obj: dict[str, Any], where: str, media_file: str | None = None) 
         raise ConfigError(f"{where}: {e}") from None
 
 
+def _reference(obj: dict[str, Any], where: str, media_file: str | None) -> Any:
+    """The line's ``reference`` (or ``reference_submission``): text, or content parts."""
+    from .._model._media import media_source
+    from .._model._submission import to_reference
+
+    key = "reference" if obj.get("reference") is not None else "reference_submission"
+    value = obj.get(key)
+    if not isinstance(value, list):
+        return text_field(obj, key, where)
+    try:
+        with media_source(media_file or "<stdin>"):
+            return to_reference(value, where=key)
+    except RubricJudgeError as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
 def read_items(stream: IO[str], name: str, media_file: str | None = None) -> list[Item]:
     """Read every item of a JSONL stream into a list (see :func:`iter_items`)."""
     return list(iter_items(stream, name, media_file))
@@ -122,9 +138,7 @@ def iter_items(stream: IO[str], name: str, media_file: str | None = None) -> Ite
     for n, where, obj in json_objects(stream, name):
         sub = _submission(obj, where, media_file)
         ident = obj.get("id")
-        reference = text_field(obj, "reference", where)
-        if reference is None:
-            reference = text_field(obj, "reference_submission", where)
+        reference = _reference(obj, where, media_file)
         yield Item(
             line=n,
             id=str(ident) if ident is not None else str(n),

@@ -55,7 +55,7 @@ class DataItem:
     description: str = ""
     ground_truth: GroundTruth | None = None
     rubric: Rubric | None = None
-    reference_submission: str | None = None
+    reference_submission: str | Submission | None = None
     id: str | None = None
     query: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
@@ -120,7 +120,7 @@ class DatasetBase:
     rubric: Rubric | None = None
     items: list[DataItem] = field(default_factory=list)
     name: str | None = None
-    reference_submission: str | None = None
+    reference_submission: str | Submission | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     # ids of ``items``, for the uniqueness check; rebuilt when ``items`` was changed
     # behind our back (replaced, or appended to directly)
@@ -233,7 +233,7 @@ class DatasetBase:
             return self.rubric
         raise DatasetError(f"item {idx} has no rubric and the dataset has no global rubric")
 
-    def get_item_reference_submission(self, idx: int) -> str | None:
+    def get_item_reference_submission(self, idx: int) -> str | Submission | None:
         """Return the reference for item ``idx``: its own, else the dataset's, else None."""
         item = self.items[idx]
         if item.reference_submission is not None:

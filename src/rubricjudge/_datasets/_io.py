@@ -41,7 +41,7 @@ from .._model._conversation import Conversation
 from .._model._media import media_source
 from .._model._messages import read_messages_with_media
 from .._model._rubric import CriterionVerdict, Rubric
-from .._model._submission import Submission, read_parts
+from .._model._submission import Submission, read_parts, to_reference
 from ._dataset import DataItem, DatasetBase
 
 __all__ = [
@@ -92,10 +92,27 @@ def _item_to_dict(item: DataItem) -> dict[str, Any]:
     if item.rubric is not None:
         out["rubric"] = item.rubric.to_dict()
     if item.reference_submission is not None:
-        out["reference_submission"] = item.reference_submission
+        out["reference_submission"] = _reference_data(item.reference_submission)
     if item.metadata:
         out["metadata"] = item.metadata
     return out
+
+
+def _reference_data(reference: str | Submission) -> Any:
+    """A reference as a file holds it: text, or parts with the bytes inline."""
+    return reference.to_data() if isinstance(reference, Submission) else reference
+
+
+def _reference(data: dict[str, Any], where: str) -> str | Submission | None:
+    """``reference_submission``: text, or content parts (``[reference image 1]``)."""
+    value = data.get("reference_submission")
+    if not isinstance(value, list):
+        return _opt_str(data, "reference_submission", where)
+    try:
+        ref = to_reference(value, where="reference_submission")
+    except ConfigError as e:
+        raise DatasetError(f"{where}.{e}") from None
+    return ref if ref is not None and ref.media else (ref.output if ref is not None else None)
 
 
 def _header(ds: RubricDataset) -> dict[str, Any]:
@@ -105,7 +122,7 @@ def _header(ds: RubricDataset) -> dict[str, Any]:
     out["prompt"] = ds.prompt
     out["rubric"] = ds.rubric.to_dict() if ds.rubric is not None else None
     if ds.reference_submission is not None:
-        out["reference_submission"] = ds.reference_submission
+        out["reference_submission"] = _reference_data(ds.reference_submission)
     if ds.metadata:
         out["metadata"] = ds.metadata
     return out
@@ -216,7 +233,7 @@ def _header_from(data: Any, source: str, *, jsonl: bool) -> RubricDataset:
         prompt=data["prompt"],
         rubric=_rubric(data["rubric"], f"{source}: rubric"),
         name=_opt_str(data, "name", where),
-        reference_submission=_opt_str(data, "reference_submission", where),
+        reference_submission=_reference(data, where),
         metadata=_metadata(data, where),
     )
 
@@ -239,7 +256,7 @@ def _add(ds: RubricDataset, data: Any, source: str, where: str) -> None:
         description=_opt_str(data, "description", full) or "",
         ground_truth=cast(Any, truth),  # checked and normalised by _checked below
         rubric=_rubric(data.get("rubric"), f"{full}.rubric"),
-        reference_submission=_opt_str(data, "reference_submission", full),
+        reference_submission=_reference(data, full),
         id=_opt_str(data, "id", full),
         query=_opt_str(data, "query", full),
         metadata=_metadata(data, full),

@@ -211,6 +211,7 @@ class CriterionGrader(Grader):
             ctx.submission,
             query=ctx.query,
             reference=ctx.reference,
+            reference_media=ctx.reference_media,
             guidelines=ctx.rubric.guidelines,
             examples=ctx.example_subs,
             text=self.render(ctx, keep).text if conversation else None,

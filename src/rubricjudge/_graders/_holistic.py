@@ -65,6 +65,7 @@ class RubricAsJudgeGrader(Grader):
             ctx.submission,
             query=ctx.query,
             reference=ctx.reference,
+            reference_media=ctx.reference_media,
             guidelines=ctx.rubric.guidelines,
             examples=(),
             text=self.render(ctx).text if conversation else None,

@@ -152,7 +152,7 @@ def fit_media(media: Sequence[MediaPart], budget: MediaBudget) -> list[Fitted]:
     out: list[Fitted] = []
     total = 0
     for k, part in enumerate(media):
-        head = f"[{part.kind} {part.number}] {part.describe().split(' (', 1)[-1].rstrip(')')}"
+        head = f"{part.placeholder} {part.describe().split(' (', 1)[-1].rstrip(')')}"
         if budget.max_parts is not None and k >= budget.max_parts:
             why = f"left out: over this judge's budget of {budget.max_parts} parts a request"
             _warn(part, why)

@@ -143,8 +143,10 @@ class MediaPart:
 
     ``name`` is the path or URL it was read from ("" for inline data); ``number`` is
     its place among its submission's parts (1-based), which the text's ``[image N]``
-    names. ``sha256`` identifies the bytes: caches and fingerprints use it, so the
-    same image under another name is the same part.
+    names; ``owner`` is ``"reference"`` for a reference submission's parts, whose
+    placeholders say so (``[reference image 1]``). ``sha256`` identifies the bytes:
+    caches and fingerprints use it, so the same image under another name is the same
+    part.
     """
 
     kind: MediaKind
@@ -154,6 +156,7 @@ class MediaPart:
     number: int = 1
     width: int | None = None
     height: int | None = None
+    owner: str = ""
     sha256: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -172,7 +175,8 @@ class MediaPart:
     @property
     def placeholder(self) -> str:
         """What the text shows where the part stood: ``[image 1]``."""
-        return f"[{self.kind} {self.number}]"
+        owner = f"{self.owner} " if self.owner else ""
+        return f"[{owner}{self.kind} {self.number}]"
 
     @property
     def format_name(self) -> str:
@@ -187,7 +191,8 @@ class MediaPart:
         facts.append(f"{len(self.data):,} bytes")
         if self.name and not self.name.startswith("data:"):
             facts.insert(0, os.path.basename(self.name.rstrip("/")) or self.name)
-        return f"{self.kind} {self.number} ({', '.join(facts)})"
+        owner = f"{self.owner} " if self.owner else ""
+        return f"{owner}{self.kind} {self.number} ({', '.join(facts)})"
 
     def record(self) -> dict[str, Any]:
         """What reports keep about the part: no bytes, their hash."""
@@ -415,7 +420,9 @@ def _raw_bytes(part: Mapping[str, Any], source: MediaSource) -> tuple[bytes, str
     raise MediaProblem(f"{kind!r} is not an image or document part")
 
 
-def read_part(part: Mapping[str, Any], number: int, source: MediaSource | None = None) -> MediaPart:
+def read_part(
+    part: Mapping[str, Any], number: int, source: MediaSource | None = None, owner: str = ""
+) -> MediaPart:
     """Read one image or document part (any shape :func:`is_media_part` accepts).
 
     Raises:
@@ -445,14 +452,16 @@ def read_part(part: Mapping[str, Any], number: int, source: MediaSource | None =
         number=number,
         width=size[0] if size else None,
         height=size[1] if size else None,
+        owner=owner,
     )
 
 
 class MediaCollector:
     """Reads the parts of one submission in order, numbering them, within the count limit."""
 
-    def __init__(self, source: MediaSource | None = None) -> None:
+    def __init__(self, source: MediaSource | None = None, owner: str = "") -> None:
         self.source = source or current_source()
+        self.owner = owner
         self.parts: list[MediaPart] = []
 
     def add(self, part: Mapping[str, Any]) -> MediaPart:
@@ -465,7 +474,7 @@ class MediaCollector:
             raise MediaProblem(
                 f"a submission may hold at most {self.source.max_parts} images and documents"
             )
-        got = read_part(part, len(self.parts) + 1, self.source)
+        got = read_part(part, len(self.parts) + 1, self.source, self.owner)
         self.parts.append(got)
         return got
 

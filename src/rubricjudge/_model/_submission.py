@@ -24,7 +24,7 @@ from ._conversation import Conversation
 from ._media import MediaCollector, MediaPart, MediaProblem, is_media_part
 from ._messages import read_messages_with_media
 
-__all__ = ["Submission", "read_parts", "to_submission"]
+__all__ = ["Submission", "is_part_list", "read_parts", "to_reference", "to_submission"]
 
 _LEADING_THINKING = re.compile(
     r"^\s*<thinking>(.*?)</thinking>\s*(?:<output>(.*?)</output>\s*)?(.*)$",
@@ -106,13 +106,15 @@ def _as_parts(text: str, media: Sequence[MediaPart]) -> list[Any]:
     return out
 
 
-def read_parts(parts: Sequence[Any], *, where: str = "submission") -> Submission:
+def read_parts(parts: Sequence[Any], *, where: str = "submission", owner: str = "") -> Submission:
     """A submission of content parts: text parts joined, images and documents as ``[image N]``.
+
+    ``owner="reference"`` reads a reference submission: ``[reference image 1]``.
 
     Raises:
         ConfigError: a part of the wrong shape, or one that cannot be read (named by path).
     """
-    collector = MediaCollector()
+    collector = MediaCollector(owner=owner)
     text: list[str] = []
     for k, part in enumerate(parts):
         here = f"{where}[{k}]"
@@ -137,7 +139,8 @@ def read_parts(parts: Sequence[Any], *, where: str = "submission") -> Submission
     return Submission(output="\n".join(text), media=tuple(collector.parts))
 
 
-def _is_part_list(value: Any) -> bool:
+def is_part_list(value: Any) -> bool:
+    """True for a non-empty list of content parts (objects with a ``type``, no ``role``)."""
     return (
         isinstance(value, Sequence)
         and not isinstance(value, str | bytes)
@@ -175,7 +178,7 @@ def to_submission(to_grade: Any, *, where: str = "to_grade") -> Submission:
         return Submission.of_conversation(to_grade)
     if _is_message_list(to_grade):
         return Submission.of_conversation(*read_messages_with_media(to_grade, where=where))
-    if _is_part_list(to_grade):
+    if is_part_list(to_grade):
         return read_parts(to_grade, where=where)
     if isinstance(to_grade, Mapping) and "messages" in to_grade:
         extra = sorted(set(map(str, to_grade)) - _CONVERSATION_KEYS)
@@ -206,4 +209,23 @@ def to_submission(to_grade: Any, *, where: str = "to_grade") -> Submission:
         f"{where} is {type(to_grade).__name__}; give a string, "
         '{"thinking": ..., "output": ...}, a list of content parts (text, images, documents) '
         "or a conversation (a list of chat messages)"
+    )
+
+
+def to_reference(reference: Any, *, where: str = "reference_submission") -> Submission | None:
+    """A reference submission: text as it is, or content parts (``[reference image 1]``).
+
+    Raises:
+        ConfigError: neither text nor a list of content parts, or a part cannot be read.
+    """
+    if reference is None:
+        return None
+    if isinstance(reference, str):
+        return Submission(output=reference)
+    if isinstance(reference, Submission):
+        return reference
+    if is_part_list(reference):
+        return read_parts(reference, where=where, owner="reference")
+    raise ConfigError(
+        f"{where} is {type(reference).__name__}; give text or a list of content parts"
     )

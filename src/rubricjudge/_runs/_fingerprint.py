@@ -61,7 +61,7 @@ def dataset_fingerprint(dataset: Any) -> str:
             "key": item_key(item, i),
             "submission": _dump(getattr(item, "submission", None)),
             "query": getattr(item, "query", None),
-            "reference": dataset.get_item_reference_submission(i),
+            "reference": _dump(dataset.get_item_reference_submission(i)),
             "rubric": _dump(getattr(item, "rubric", None)),
         }
         h.update(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode())
