@@ -23,6 +23,8 @@ from rubricjudge._judges._base import JudgeConfig
 from rubricjudge._judges._media import MediaBudget
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._submission import to_submission
+from test_judges_litellm import HAS_LITELLM, stand_in  # noqa: F401 - the fixture
+from test_judges_litellm import reply as litellm_reply
 
 RED = png(4, 3, (255, 0, 0))
 BLUE = png(4, 3, (0, 0, 255))
@@ -530,3 +532,53 @@ def test_a_reference_with_an_image_is_shown_before_the_submission_s(
     assert content[1]["text"].startswith("[reference image 1] blue.png, PNG 4x3")
     assert content[3]["text"].startswith("[image 1] red.png, PNG 4x3")
     assert [colour_of(content[k]["image_url"]["url"]) for k in (2, 4)] == ["blue", "red"]
+
+
+@pytest.mark.skipif(HAS_LITELLM, reason="the real litellm is installed")
+async def test_litellm_gets_openai_content_parts(stand_in: Any) -> None:  # noqa: F811
+    from rubricjudge._judges._base import JudgeRequest
+    from rubricjudge._judges._litellm import LiteLLMJudge
+
+    stand_in.SCRIPT[:] = [litellm_reply('{"answer": "yes"}')]
+    part = to_submission([{"type": "image", "data": B64(RED).decode()}]).media
+    request = JudgeRequest(
+        system="S", user="HEAD|TAIL", schema={}, shared_prefix_chars=5, media=part
+    )
+    await LiteLLMJudge("gemini/gemini-2.0-flash", JudgeConfig()).judge(request)
+    (call,) = stand_in.CALLS
+    assert call["messages"][1]["content"] == [
+        {"type": "text", "text": "HEAD|"},
+        {"type": "text", "text": f"[image 1] PNG 4x3, {len(RED)} bytes:"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64," + B64(RED).decode()}},
+        {"type": "text", "text": "TAIL"},
+    ]
+
+
+def test_urls_are_fetched_only_when_allowed(
+    pictures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(pictures / "img"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/red.png"
+        part = [{"type": "image", "url": url}]
+        with pytest.raises(ConfigError, match="is not fetched"):
+            to_submission(part)
+        monkeypatch.setenv("RUBRICJUDGE_ALLOW_URLS", "1")
+        (got,) = to_submission(part).media
+        assert got.data == RED and got.name == url
+        with pytest.raises(ConfigError, match=r"cannot fetch .*/missing\.png"):
+            to_submission([{"type": "image", "url": url.replace("red", "missing")}])
+    finally:
+        server.shutdown()
+        server.server_close()
