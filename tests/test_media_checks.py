@@ -129,3 +129,12 @@ def test_a_python_judge_with_a_media_parameter_sees_the_parts() -> None:
     assert cr.is_error and "reads text only" in (cr.error or "")
     plain = CriterionGrader(reads, evidence="off").grade_sync(r, "a wide picture")
     assert plain.report[0].error is None  # text judges keep working on text
+
+
+def test_few_shot_examples_with_images_are_refused() -> None:
+    from rubricjudge.errors import ConfigError
+
+    r = Rubric.from_dict({"criteria": [{"name": "wide", "requirement": "The image is wide"}]})
+    example = {"submission": [image(4, 4)], "verdicts": ["MET"]}
+    with pytest.raises(ConfigError, match=r"examples\[0\]\.submission holds images"):
+        CriterionGrader("fake").grade_sync(r, "text", examples=[example])
