@@ -582,3 +582,24 @@ def test_urls_are_fetched_only_when_allowed(
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_server_and_rewards_read_no_files_but_keep_the_bytes(pictures: Path) -> None:
+    from rubricjudge._errors import ConversationError
+    from rubricjudge._rewards._reward import _to_grade
+    from rubricjudge._server._models import BatchItem
+
+    secret = str(pictures / "img" / "red.png")  # a file on the server's disk
+    by_path = [{"role": "user", "content": [{"type": "image", "path": secret}]}]
+    with pytest.raises(ConversationError, match="files are not read here"):
+        BatchItem(messages=by_path).to_grade()
+    url = "data:image/png;base64," + B64(RED).decode()
+    inline = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}]
+    sub = BatchItem(messages=inline).to_grade()
+    assert [p.data for p in sub.media] == [RED]  # sent on to the judge, not dropped
+    answer = [{"role": "assistant", "content": [{"type": "image", "path": secret}]}]
+    with pytest.raises(ConfigError, match="files are not read here"):
+        _to_grade(0, "Draw", answer)
+    drawn = [{"role": "assistant", "content": inline[0]["content"]}]
+    graded, _ = _to_grade(0, "Draw", drawn)
+    assert [p.data for p in graded.media] == [RED]

@@ -222,7 +222,8 @@ class MediaSource:
 
     ``base`` is the folder relative paths start from (None: the current directory);
     ``root`` confines paths to a folder (None: anywhere). ``allow_urls`` lets
-    ``http(s)`` URLs be fetched.
+    ``http(s)`` URLs be fetched; ``allow_paths=False`` refuses every path (input that
+    arrives over the network must not name the server's files).
     """
 
     base: Path | None = None
@@ -230,6 +231,7 @@ class MediaSource:
     allow_urls: bool = False
     max_part_bytes: int = MAX_PART_BYTES
     max_parts: int = MAX_PARTS
+    allow_paths: bool = True
 
 
 _SOURCE: ContextVar[MediaSource | None] = ContextVar("rubricjudge_media_source", default=None)
@@ -253,12 +255,13 @@ def media_source(
     *,
     root: str | os.PathLike[str] | None = None,
     allow_urls: bool | None = None,
+    allow_paths: bool = True,
 ) -> Iterator[MediaSource]:
     """Read parts as belonging to ``file``: its folder is where their paths start and end.
 
     Paths may not leave the file's folder unless ``root`` (or ``RUBRICJUDGE_MEDIA_ROOT``)
     names a folder that holds them; URLs are fetched only with ``allow_urls`` (or
-    ``RUBRICJUDGE_ALLOW_URLS=1``).
+    ``RUBRICJUDGE_ALLOW_URLS=1``). ``allow_paths=False`` refuses paths altogether.
     """
     base = Path(file).resolve().parent if file is not None else None
     where = root if root is not None else os.environ.get(MEDIA_ROOT_ENV) or None
@@ -271,6 +274,7 @@ def media_source(
         allow_urls=allow_urls,
         max_part_bytes=MAX_PART_BYTES,
         max_parts=MAX_PARTS,
+        allow_paths=allow_paths,
     )
     token = _SOURCE.set(source)
     try:
@@ -331,6 +335,10 @@ def _fetch(url: str, source: MediaSource) -> bytes:
 
 
 def _read_path(value: Any, source: MediaSource) -> tuple[bytes, str]:
+    if not source.allow_paths:
+        raise MediaProblem(
+            "files are not read here: send the bytes as 'data' (base64) or a data: URL"
+        )
     if not isinstance(value, str) or not value.strip():
         raise MediaProblem("'path' must be a file's path (text)")
     base = source.base or Path.cwd()
