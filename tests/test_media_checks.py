@@ -138,3 +138,21 @@ def test_few_shot_examples_with_images_are_refused() -> None:
     example = {"submission": [image(4, 4)], "verdicts": ["MET"]}
     with pytest.raises(ConfigError, match=r"examples\[0\]\.submission holds images"):
         CriterionGrader("fake").grade_sync(r, "text", examples=[example])
+
+
+def test_llm_decode_refuses_a_submission_with_images() -> None:
+    r = Rubric.from_dict(
+        {
+            "format": "rubricjudge/1",
+            "criteria": [
+                {
+                    "name": "d",
+                    "requirement": "It is wide",
+                    "weight": 1,
+                    "scoring_method": {"type": "llm_decode", "decode_prompt": "Is it wide?"},
+                }
+            ],
+        }
+    )
+    (cr,) = CriterionGrader("fake").grade_sync(r, [image(40, 20)]).report
+    assert cr.is_error and "llm_decode sends the judge text only" in (cr.error or "")

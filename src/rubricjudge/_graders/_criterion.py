@@ -467,6 +467,15 @@ class CriterionGrader(Grader):
         from .._methods import run_method
 
         judge = self.members()[0].judge
+        if criterion.method is ScoringType.LLM_DECODE and ctx.submission.media:
+            # the decode prompt is text: it would be asked about placeholders, not images
+            error = JudgeError(
+                "llm_decode sends the judge text only and this submission holds images or "
+                "documents; score the criterion with the judge (scoring method 'llm')",
+                category="bad_request",
+            )
+            out = Outcome(judge_id=criterion.method.value, error=error, cost=0.0)
+            return combine(criterion, [out], method="majority", ensemble=False, policy=self.failure)
         # trajectory and media checks read the submission; the other methods the answer
         whole = criterion.method in (ScoringType.TRAJECTORY, ScoringType.MEDIA)
         target = ctx.submission if whole else None
