@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
 import pytest
 
+from media_helpers import png
 from rubricjudge.conversations import (
     Conversation,
     Message,
@@ -54,6 +56,9 @@ def test_real_trajectories_round_trip_through_both_forms() -> None:
         assert back == conv
 
 
+TINY_PNG = "data:image/png;base64," + base64.b64encode(png(1, 1)).decode()
+
+
 def test_parts_reasoning_placeholders_and_legacy_calls() -> None:
     conv = read_messages(
         [
@@ -62,7 +67,7 @@ def test_parts_reasoning_placeholders_and_legacy_calls() -> None:
                 "role": "user",
                 "content": [
                     {"type": "text", "text": "What is this?"},
-                    {"type": "image_url", "image_url": {"url": "data:..."}},
+                    {"type": "image_url", "image_url": {"url": TINY_PNG}},
                 ],
             },
             {
@@ -83,7 +88,7 @@ def test_parts_reasoning_placeholders_and_legacy_calls() -> None:
     )
     roles = [m.role for m in conv.messages]
     assert roles == ["system", "user", "assistant", "assistant", "tool", "assistant"]
-    assert conv.messages[1].content == "What is this?\n[image]"
+    assert conv.messages[1].content == "What is this?\n[image 1]"  # the bytes: _media
     assert conv.messages[2].reasoning == "It looks like a cat."
     call = conv.messages[3].tool_calls[0]
     assert call.arguments is None and call.arguments_text == "{oops"  # kept as the model wrote it

@@ -35,6 +35,7 @@ EXPECTED = {
     "native/answer_quality.yaml": ("native", 4),
     "native/why_sky_blue.yaml": ("native", 4),
     "tau_bench/airline_agent.yaml": ("native", 8),
+    "multimodal/rubric.yaml": ("native", 4),
 }
 BAD_FILES = sorted(BAD.iterdir())
 

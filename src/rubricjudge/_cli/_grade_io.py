@@ -27,7 +27,7 @@ class Item:
     id: str
     submission: Any
     query: str | None
-    reference: str | None
+    reference: Any  # text, or a Submission with images (content parts)
 
 
 def json_objects(stream: IO[str], name: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
@@ -69,9 +69,13 @@ def text_field(obj: dict[str, Any], key: str, where: str) -> str | None:
     return value
 
 
-def _submission(obj: dict[str, Any], where: str) -> Any:
-    """The line's submission: ``submission`` (text or thinking/output) or ``messages``."""
-    from .._model._messages import read_messages
+def _submission(obj: dict[str, Any], where: str, media_file: str | None = None) -> Any:
+    """The line's submission: ``submission`` (text, thinking/output, parts) or ``messages``.
+
+    Images' paths start from ``media_file``'s folder and stay in it (see ``_media``).
+    """
+    from .._model._media import media_source
+    from .._model._messages import read_messages_with_media
     from .._model._submission import Submission, to_submission
 
     has_text, has_messages = "submission" in obj, "messages" in obj
@@ -85,20 +89,39 @@ def _submission(obj: dict[str, Any], where: str) -> Any:
     if "system" in obj and not has_messages:
         raise ConfigError(f"{where}: 'system' goes with 'messages' (Anthropic's system prompt)")
     try:
-        if has_messages:
-            conv = read_messages(obj["messages"], system=obj.get("system"), where="messages")
-            return Submission.of_conversation(conv)
-        return to_submission(obj["submission"], where="submission")
+        with media_source(media_file or "<stdin>"):
+            if has_messages:
+                conv, media = read_messages_with_media(
+                    obj["messages"], system=obj.get("system"), where="messages"
+                )
+                return Submission.of_conversation(conv, media)
+            return to_submission(obj["submission"], where="submission")
     except RubricJudgeError as e:
         raise ConfigError(f"{where}: {e}") from None
 
 
-def read_items(stream: IO[str], name: str) -> list[Item]:
+def _reference(obj: dict[str, Any], where: str, media_file: str | None) -> Any:
+    """The line's ``reference`` (or ``reference_submission``): text, or content parts."""
+    from .._model._media import media_source
+    from .._model._submission import to_reference
+
+    key = "reference" if obj.get("reference") is not None else "reference_submission"
+    value = obj.get(key)
+    if not isinstance(value, list):
+        return text_field(obj, key, where)
+    try:
+        with media_source(media_file or "<stdin>"):
+            return to_reference(value, where=key)
+    except RubricJudgeError as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
+def read_items(stream: IO[str], name: str, media_file: str | None = None) -> list[Item]:
     """Read every item of a JSONL stream into a list (see :func:`iter_items`)."""
-    return list(iter_items(stream, name))
+    return list(iter_items(stream, name, media_file))
 
 
-def iter_items(stream: IO[str], name: str) -> Iterator[Item]:
+def iter_items(stream: IO[str], name: str, media_file: str | None = None) -> Iterator[Item]:
     """Yield items from JSONL lines of ``submission`` (or ``messages``) and ``id``, ``query`` ...
 
     A line holds ``submission`` (text or ``{thinking, output}``) or ``messages`` (a
@@ -106,16 +129,16 @@ def iter_items(stream: IO[str], name: str) -> Iterator[Item]:
     it), and optionally ``id``, ``query`` and ``reference``.
 
     One line is read at a time, so a large input costs no memory in proportion.
+    A submission may be content parts with images and documents; their paths start
+    from ``media_file``'s folder (the current directory for stdin) and stay in it.
 
     Raises:
         ConfigError: naming the file and line number of the first bad line.
     """
     for n, where, obj in json_objects(stream, name):
-        sub = _submission(obj, where)
+        sub = _submission(obj, where, media_file)
         ident = obj.get("id")
-        reference = text_field(obj, "reference", where)
-        if reference is None:
-            reference = text_field(obj, "reference_submission", where)
+        reference = _reference(obj, where, media_file)
         yield Item(
             line=n,
             id=str(ident) if ident is not None else str(n),

@@ -187,8 +187,11 @@ class _Source:
         assert self.path is not None
         total = 0
         seen: dict[str, int] = {}
+        h = hashlib.sha256()
         for it in self.items():
             total += 1
+            for part in getattr(it.submission, "media", ()):  # a changed image is new input
+                h.update(part.sha256.encode())
             if unique_ids:
                 first = seen.setdefault(it.id, it.line)
                 if first != it.line:
@@ -197,7 +200,6 @@ class _Source:
                         "with --run-dir every item needs its own id"
                     )
         self.total = total
-        h = hashlib.sha256()
         with self.path.open("rb") as f:
             while block := f.read(1 << 20):
                 h.update(block)
@@ -211,7 +213,7 @@ class _Source:
             yield from iter_items(_strict_stdin(), "<stdin>")
         else:
             with self.path.open(encoding="utf-8") as f:
-                yield from iter_items(f, str(self.path))
+                yield from iter_items(f, str(self.path), str(self.path))
 
 
 def _strict_stdin() -> IO[str]:

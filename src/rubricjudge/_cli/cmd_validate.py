@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from .._errors import RubricError
+from .._errors import RubricError, RubricJudgeError
 from .._formats import FORMATS, check_data
 from .._formats._text import read_source
 
@@ -18,7 +18,10 @@ DESCRIPTION = """\
 Check a rubric file and report every problem, one `path: message` line each.
 
 The format is detected (native, autorubric / rubric, OpenRubricRL, dataknobs);
---format forces one. Exit code 0 when the file is valid, 1 when it is not.
+--format forces one. --data also checks a dataset file or a `grade` input (JSONL):
+its items load, and their images and documents exist, stay in the file's folder,
+are PNG, JPEG, GIF, WebP or PDF and are within the limits. Exit code 0 when
+everything is valid, 1 when it is not.
 """
 
 
@@ -49,7 +52,61 @@ def register(subparsers: Any) -> None:
         choices=("json", "yaml"),
         help="after a successful check, print the rubric in this format (OpenRubricRL's flag)",
     )
+    p.add_argument(
+        "--data",
+        metavar="DATA",
+        help="also check a dataset file or a grade input (JSONL): its items, images and documents",
+    )
     p.set_defaults(func=run)
+
+
+def _check_data(path: str) -> str:
+    """``N items, K images, D documents`` of a dataset or ``grade`` input file.
+
+    Raises:
+        RubricJudgeError: the file or an item (or one of its parts) is not valid.
+    """
+    from pathlib import Path
+
+    from .._errors import ConfigError
+
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"data file {path!r} not found")
+    submissions: list[Any] = []
+    if _is_grade_input(file):
+        from ._grade_io import iter_items
+
+        with file.open(encoding="utf-8") as f:
+            submissions = [it.submission for it in iter_items(f, path, path)]
+    else:
+        from .._datasets import RubricDataset
+
+        dataset = RubricDataset.from_file(file)
+        submissions = [it.submission for it in dataset.items]
+    parts = [p for sub in submissions for p in getattr(sub, "media", ())]
+    images = sum(1 for p in parts if p.kind == "image")
+    counts = [
+        f"{len(submissions)} item" + ("s" if len(submissions) != 1 else ""),
+        f"{images} image" + ("s" if images != 1 else ""),
+        f"{len(parts) - images} document" + ("s" if len(parts) - images != 1 else ""),
+    ]
+    return ", ".join(counts)
+
+
+def _is_grade_input(file: Any) -> bool:
+    """A JSONL file whose first line is an item (``grade``'s input), not a dataset header."""
+    if file.suffix.lower() not in (".jsonl", ".ndjson"):
+        return False
+    with file.open(encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    first = json.loads(line)
+                except ValueError:
+                    return False
+                return isinstance(first, dict) and "prompt" not in first
+    return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,6 +122,13 @@ def run(args: argparse.Namespace) -> int:
     except RubricError as e:
         problems, rubrics = e.problems, 0
     valid = not problems
+    data_error = data_summary = None
+    if args.data:
+        try:
+            data_summary = _check_data(args.data)
+        except RubricJudgeError as e:
+            data_error = str(e)
+            valid = False
     if args.json:
         out = {
             "file": args.file,
@@ -74,8 +138,17 @@ def run(args: argparse.Namespace) -> int:
             "criteria": criteria,
             "problems": [{"path": p.path, "message": p.message} for p in problems],
         }
+        if args.data:
+            out["data"] = {"file": args.data, "valid": data_error is None}
+            out["data"]["summary" if data_error is None else "error"] = data_summary or data_error
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0 if valid else 1
+    if args.data and not problems:
+        if data_error is not None:
+            print(f"{args.file}: OK", file=sys.stderr)
+            print(f"rubricjudge: error: {data_error}", file=sys.stderr)
+            return 1
+        print(f"{args.data}: OK ({data_summary})")
     if valid:
         many = f"{rubrics} rubrics, " if rubrics > 1 else ""
         noun = "criterion" if criteria == 1 else "criteria"
@@ -89,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for p in problems:
         print(str(p))
+    if data_error is not None:
+        print(f"rubricjudge: error: {data_error}", file=sys.stderr)
     what = f"a valid {fmt} rubric" if fmt else "a valid rubric"
     count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
     print(f"rubricjudge: {args.file} is not {what} ({count})", file=sys.stderr)

@@ -23,9 +23,10 @@ from typing import Any, Self
 from .._errors import ConversationError, DatasetError, VerdictError
 from .._limits import without_surrogates
 from .._model._conversation import Conversation
-from .._model._messages import read_messages
+from .._model._messages import read_messages_with_media
 from .._model._rubric import CriterionVerdict, Rubric
 from .._model._scoring import CannotAssessStrategy
+from .._model._submission import Submission
 from .._model._verdicts import reports_from_verdicts
 from ._split import stratified_split
 
@@ -97,8 +98,9 @@ class DataItem:
     """One submission to grade, optionally with ground-truth verdicts.
 
     Attributes:
-        submission: The text to grade (structured content as a JSON string), or a
-            :class:`~rubricjudge.conversations.Conversation` (``messages`` in files).
+        submission: The text to grade (structured content as a JSON string), a
+            :class:`~rubricjudge.conversations.Conversation` (``messages`` in files),
+            or a :class:`Submission` with images or documents (content parts in files).
         description: A short note on the item ("good answer", "system B").
         ground_truth: One value per leaf criterion: a verdict or an option label.
         rubric: A rubric for this item only; the dataset's rubric otherwise.
@@ -108,11 +110,11 @@ class DataItem:
         metadata: Free-form facts about the item (source, annotator, ...).
     """
 
-    submission: str | Conversation
+    submission: str | Conversation | Submission
     description: str = ""
     ground_truth: GroundTruth | None = None
     rubric: Rubric | None = None
-    reference_submission: str | None = None
+    reference_submission: str | Submission | None = None
     id: str | None = None
     query: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
@@ -177,7 +179,7 @@ class DatasetBase:
     rubric: Rubric | None = None
     items: list[DataItem] = field(default_factory=list)
     name: str | None = None
-    reference_submission: str | None = None
+    reference_submission: str | Submission | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     # ids of ``items``, for the uniqueness check; rebuilt when ``items`` was changed
     # behind our back (replaced, or appended to directly)
@@ -210,12 +212,14 @@ class DatasetBase:
             raise DatasetError(f"{where}: expected a DataItem, got {type(item).__name__}")
         if isinstance(item.submission, list | tuple):  # chat messages given as they came
             try:
-                conv = read_messages(item.submission, where=f"{where}.messages")
+                conv, media = read_messages_with_media(item.submission, where=f"{where}.messages")
             except ConversationError as e:
                 raise DatasetError(str(e)) from None
-            item = replace(item, submission=conv)
+            item = replace(
+                item, submission=Submission.of_conversation(conv, media) if media else conv
+            )
         item = _whole_characters(item)
-        if not isinstance(item.submission, str | Conversation):
+        if not isinstance(item.submission, str | Conversation | Submission):
             raise DatasetError(
                 f"{where}.submission: expected a string or a conversation, got "
                 f"{type(item.submission).__name__}; JSON-encode other structured submissions"
@@ -289,7 +293,7 @@ class DatasetBase:
             return self.rubric
         raise DatasetError(f"item {idx} has no rubric and the dataset has no global rubric")
 
-    def get_item_reference_submission(self, idx: int) -> str | None:
+    def get_item_reference_submission(self, idx: int) -> str | Submission | None:
         """Return the reference for item ``idx``: its own, else the dataset's, else None."""
         item = self.items[idx]
         if item.reference_submission is not None:

@@ -34,12 +34,14 @@ from typing import Any, cast
 
 import yaml
 
-from .._errors import ConversationError, DatasetError
+from .._errors import ConfigError, ConversationError, DatasetError
 from .._formats import load_data
 from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
 from .._model._conversation import Conversation
-from .._model._messages import read_messages
+from .._model._media import media_source
+from .._model._messages import read_messages_with_media
 from .._model._rubric import CriterionVerdict, Rubric
+from .._model._submission import Submission, read_parts, to_reference
 from ._dataset import DataItem, DatasetBase
 
 __all__ = [
@@ -74,6 +76,9 @@ def _item_to_dict(item: DataItem) -> dict[str, Any]:
         out["id"] = item.id
     if isinstance(item.submission, Conversation):
         out["messages"] = item.submission.to_openai()  # OpenAI's form: read back the same
+    elif isinstance(item.submission, Submission):  # with images or documents, inline
+        key = "messages" if item.submission.conversation is not None else "submission"
+        out[key] = item.submission.to_data()
     else:
         out["submission"] = item.submission
     out["description"] = item.description
@@ -87,10 +92,27 @@ def _item_to_dict(item: DataItem) -> dict[str, Any]:
     if item.rubric is not None:
         out["rubric"] = item.rubric.to_dict()
     if item.reference_submission is not None:
-        out["reference_submission"] = item.reference_submission
+        out["reference_submission"] = _reference_data(item.reference_submission)
     if item.metadata:
         out["metadata"] = item.metadata
     return out
+
+
+def _reference_data(reference: str | Submission) -> Any:
+    """A reference as a file holds it: text, or parts with the bytes inline."""
+    return reference.to_data() if isinstance(reference, Submission) else reference
+
+
+def _reference(data: dict[str, Any], where: str) -> str | Submission | None:
+    """``reference_submission``: text, or content parts (``[reference image 1]``)."""
+    value = data.get("reference_submission")
+    if not isinstance(value, list):
+        return _opt_str(data, "reference_submission", where)
+    try:
+        ref = to_reference(value, where="reference_submission")
+    except ConfigError as e:
+        raise DatasetError(f"{where}.{e}") from None
+    return ref if ref is not None and ref.media else (ref.output if ref is not None else None)
 
 
 def _header(ds: RubricDataset) -> dict[str, Any]:
@@ -100,7 +122,7 @@ def _header(ds: RubricDataset) -> dict[str, Any]:
     out["prompt"] = ds.prompt
     out["rubric"] = ds.rubric.to_dict() if ds.rubric is not None else None
     if ds.reference_submission is not None:
-        out["reference_submission"] = ds.reference_submission
+        out["reference_submission"] = _reference_data(ds.reference_submission)
     if ds.metadata:
         out["metadata"] = ds.metadata
     return out
@@ -211,7 +233,7 @@ def _header_from(data: Any, source: str, *, jsonl: bool) -> RubricDataset:
         prompt=data["prompt"],
         rubric=_rubric(data["rubric"], f"{source}: rubric"),
         name=_opt_str(data, "name", where),
-        reference_submission=_opt_str(data, "reference_submission", where),
+        reference_submission=_reference(data, where),
         metadata=_metadata(data, where),
     )
 
@@ -234,7 +256,7 @@ def _add(ds: RubricDataset, data: Any, source: str, where: str) -> None:
         description=_opt_str(data, "description", full) or "",
         ground_truth=cast(Any, truth),  # checked and normalised by _checked below
         rubric=_rubric(data.get("rubric"), f"{full}.rubric"),
-        reference_submission=_opt_str(data, "reference_submission", full),
+        reference_submission=_reference(data, full),
         id=_opt_str(data, "id", full),
         query=_opt_str(data, "query", full),
         metadata=_metadata(data, full),
@@ -245,8 +267,11 @@ def _add(ds: RubricDataset, data: Any, source: str, where: str) -> None:
         raise DatasetError(f"{source}: {e}") from None
 
 
-def _submission(data: dict[str, Any], full: str) -> str | Conversation:
-    """An item's ``submission`` (text) or ``messages`` (a conversation, with ``system``)."""
+def _submission(data: dict[str, Any], full: str) -> str | Conversation | Submission:
+    """An item's ``submission`` (text) or ``messages`` (a conversation, with ``system``).
+
+    Content parts with images or documents, in either, make a :class:`Submission`.
+    """
     has_text, has_messages = "submission" in data, "messages" in data
     if has_text == has_messages:
         which = (
@@ -259,13 +284,22 @@ def _submission(data: dict[str, Any], full: str) -> str | Conversation:
         raise DatasetError(f"{full}.system: 'system' goes with 'messages' (Anthropic's system)")
     if has_messages:
         try:
-            return read_messages(data["messages"], system=data.get("system"), where="messages")
+            conv, media = read_messages_with_media(
+                data["messages"], system=data.get("system"), where="messages"
+            )
         except ConversationError as e:
+            raise DatasetError(f"{full}.{e}") from None
+        return Submission.of_conversation(conv, media) if media else conv
+    if isinstance(data["submission"], list):
+        try:
+            return read_parts(data["submission"], where="submission")
+        except ConfigError as e:
             raise DatasetError(f"{full}.{e}") from None
     if not isinstance(data["submission"], str):
         raise DatasetError(
             f"{full}.submission: expected a string, got {type(data['submission']).__name__}; "
-            "JSON-encode structured submissions, or give a conversation as 'messages'"
+            "JSON-encode structured submissions, give content parts as a list, or a "
+            "conversation as 'messages'"
         )
     return str(data["submission"])
 
@@ -339,7 +373,8 @@ def load_file(path: str | Path) -> RubricDataset:
         raise DatasetError(f"dataset file {str(p)!r} not found") from None
     except OSError as e:
         raise DatasetError(f"cannot read dataset file {str(p)!r}: {e.strerror}") from None
-    return load_text(text, _kind(p), source=str(p))
+    with media_source(p):  # images' paths start from the file's folder and stay in it
+        return load_text(text, _kind(p), source=str(p))
 
 
 @dataclass

@@ -98,6 +98,9 @@ def _method(c: Criterion, here: str, rep: ConversionReport) -> dict[str, Any]:
     if m.type is ScoringType.METRIC:
         rep.cannot(f"{here}: scoring method 'metric' ({m.metric!r}) has no dataknobs equivalent")
         return {"type": "deterministic"}
+    if m.type is ScoringType.MEDIA:
+        rep.cannot(f"{here}: scoring method 'media' has no dataknobs equivalent")
+        return {"type": "deterministic"}
     if m.type is ScoringType.TRAJECTORY:
         rep.cannot(f"{here}: scoring method 'trajectory' has no dataknobs equivalent")
         return {"type": "deterministic"}

@@ -93,6 +93,8 @@ def _criterion(c: Criterion, i: int, weight: float, rep: ConversionReport) -> di
     out: dict[str, Any] = {"name": name, "description": c.requirement, "weight": weight}
     if c.method is ScoringType.TRAJECTORY:
         rep.cannot(f"{here}: scoring method 'trajectory' has no OpenRubricRL equivalent")
+    if c.method is ScoringType.MEDIA:
+        rep.cannot(f"{here}: scoring method 'media' has no OpenRubricRL equivalent")
     if c.scope is not None:
         rep.cannot(f"{here}: scope {c.scope!r} has no OpenRubricRL equivalent")
     if c.options is not None:

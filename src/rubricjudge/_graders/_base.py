@@ -22,6 +22,7 @@ from .._aio import run_sync
 from .._errors import ConfigError
 from .._judges._base import Judge
 from .._judges._limits import DEFAULT_CONCURRENCY
+from .._model._media import MediaPart
 from .._model._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission, render_for_prompt
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
@@ -31,6 +32,7 @@ from .._model._scoring import (
     ScoringPolicy,
     on_scale,
 )
+from .._model._submission import is_part_list, to_reference
 from ._combine import FailurePolicy
 from ._ensemble import JudgeSpec
 from ._inputs import (
@@ -65,6 +67,7 @@ class GradeContext:
     item_id: str | None
     example_subs: list[Submission]
     example_labels: list[list[str | None]]
+    reference_media: tuple[MediaPart, ...] = ()
 
     @property
     def item_key(self) -> str:
@@ -287,24 +290,28 @@ class Grader(ABC):
         rubric: Any,
         to_grade: Any,
         query: str | None,
-        reference_submission: str | None,
+        reference_submission: Any,
         item_id: str | None,
         examples: Sequence[Any] | None,
     ) -> GradeContext:
-        if isinstance(to_grade, Rubric | list) and (
-            isinstance(rubric, str | Mapping) or _is_messages(rubric)
+        if (
+            isinstance(to_grade, Rubric | list)
+            and (isinstance(rubric, str | Mapping) or _is_messages(rubric))
+            and not is_part_list(to_grade)
         ):
             rubric, to_grade = to_grade, rubric  # autorubric's order: grade(to_grade, rubric)
         r = _as_rubric(rubric)
         subs, labels = example_labels(r, examples)
+        ref = to_reference(reference_submission)  # text, or parts with images
         return GradeContext(
             rubric=r,
             submission=to_submission(to_grade),
             query=query,
-            reference=reference_submission,
+            reference=ref.output if ref is not None else None,
             item_id=item_id,
             example_subs=subs,
             example_labels=labels,
+            reference_media=ref.media if ref is not None else (),
         )
 
     async def grade(
@@ -313,7 +320,7 @@ class Grader(ABC):
         to_grade: Any,
         *,
         query: str | None = None,
-        reference_submission: str | None = None,
+        reference_submission: Any = None,
         item_id: str | None = None,
         examples: Sequence[Any] | None = None,
     ) -> EvaluationReport:
@@ -342,7 +349,7 @@ class Grader(ABC):
         to_grade: Any,
         *,
         query: str | None = None,
-        reference_submission: str | None = None,
+        reference_submission: Any = None,
         item_id: str | None = None,
         examples: Sequence[Any] | None = None,
     ) -> EvaluationReport:
@@ -364,7 +371,7 @@ class Grader(ABC):
         to_grade: Any = "",
         *,
         query: str | None = None,
-        reference_submission: str | None = None,
+        reference_submission: Any = None,
         examples: Sequence[Any] | None = None,
     ) -> GradePlan:
         """Judge calls and approximate prompt tokens a grade would take; calls nothing.

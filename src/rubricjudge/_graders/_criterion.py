@@ -212,6 +212,7 @@ class CriterionGrader(Grader):
             ctx.submission,
             query=ctx.query,
             reference=ctx.reference,
+            reference_media=ctx.reference_media,
             guidelines=ctx.rubric.guidelines,
             examples=ctx.example_subs,
             text=self.render(ctx, keep).text if conversation else None,
@@ -268,6 +269,7 @@ class CriterionGrader(Grader):
             schema=criterion_schema(criterion, method, self.offer_cannot_assess, answer_order),
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
+            media=prefix.media,
             decision=criterion_decision(criterion, self.offer_cannot_assess),
             tags={"criterion": index, "key": criterion.key, "item": ctx.item_id},
         )
@@ -466,8 +468,18 @@ class CriterionGrader(Grader):
         from .._methods import run_method
 
         judge = self.members()[0].judge
-        # a trajectory check reads the conversation; the other methods read the answer
-        target = ctx.submission if criterion.method is ScoringType.TRAJECTORY else None
+        if criterion.method is ScoringType.LLM_DECODE and ctx.submission.media:
+            # the decode prompt is text: it would be asked about placeholders, not images
+            error = JudgeError(
+                "llm_decode sends the judge text only and this submission holds images or "
+                "documents; score the criterion with the judge (scoring method 'llm')",
+                category="bad_request",
+            )
+            out = Outcome(judge_id=criterion.method.value, error=error, cost=0.0)
+            return combine(criterion, [out], method="majority", ensemble=False, policy=self.failure)
+        # trajectory and media checks read the submission; the other methods the answer
+        whole = criterion.method in (ScoringType.TRAJECTORY, ScoringType.MEDIA)
+        target = ctx.submission if whole else None
         try:
             report = await run_method(
                 criterion,

@@ -45,7 +45,9 @@ Policy (``evidence_policy``): ``downgrade`` (the default) turns a MET without
 evidence into UNMET — a fault no words show is not charged, a requirement no
 words show is not credited; ``cannot_assess`` makes it CANNOT_ASSESS; ``record``
 only records the check. The check is kept on the report (``evidence_check``),
-with the verdict the judge gave before it.
+with the verdict the judge gave before it. A submission with images or documents is
+not checked (what they show has no words to quote): the check is recorded as
+``unchecked`` and the verdict stands.
 """
 
 from __future__ import annotations
@@ -461,12 +463,24 @@ async def check_evidence(
     verdict and records the check as ``unchecked``: a judge failure never decides a
     verdict.
     """
+    if prefix.media:  # what an image shows has no words to quote: the verdict stands
+        assert out.verdict is not None
+        out.evidence = EvidenceCheck(
+            quote="",
+            found=False,
+            similarity=0.0,
+            threshold=EVIDENCE_THRESHOLD,
+            action="unchecked (the submission holds images or documents, which cannot be quoted)",
+            raw_verdict=out.verdict,
+        )
+        return
     req = JudgeRequest(
         system=system,
         user=prefix.text + quote_prompt(criterion),
         schema=quote_schema(),
         schema_name="evidence_quote",
         shared_prefix_chars=len(prefix.text),
+        media=prefix.media,
         tags={"key": criterion.key, "item": ctx.item_id, "evidence": True},
     )
     extra = Outcome(judge_id=member.id)

@@ -143,6 +143,11 @@ class GroupRanker:
         if not submissions:
             raise ConfigError("submissions is empty; a group needs at least one submission")
         subs = [to_submission(s, where=f"submissions[{i}]") for i, s in enumerate(submissions)]
+        if any(s.media for s in subs):  # the judge would rank placeholders it cannot see
+            raise ConfigError(
+                "group ranking does not send images or documents to the judge yet; grade "
+                "each submission with the per-criterion grader"
+            )
         if self.method == "listwise":
             return await self._listwise(r, subs, query, reference_submission, item_id)
         return await self._criteria(r, subs, query, reference_submission, item_id)

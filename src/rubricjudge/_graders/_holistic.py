@@ -65,6 +65,7 @@ class RubricAsJudgeGrader(Grader):
             ctx.submission,
             query=ctx.query,
             reference=ctx.reference,
+            reference_media=ctx.reference_media,
             guidelines=ctx.rubric.guidelines,
             examples=(),
             text=self.render(ctx).text if conversation else None,
@@ -76,6 +77,7 @@ class RubricAsJudgeGrader(Grader):
             schema=holistic_schema(),
             schema_name="holistic_score",
             shared_prefix_chars=len(prefix.text),
+            media=prefix.media,
             tags={"criterion": "holistic", "item": ctx.item_id},
         )
 

@@ -145,7 +145,13 @@ def example_labels(
     labels: list[list[str | None]] = [[] for _ in leaves]
     for k, raw in enumerate(examples or []):
         ex = _coerce_example(raw, f"examples[{k}]")
-        subs.append(to_submission(ex.submission, where=f"examples[{k}].submission"))
+        sub = to_submission(ex.submission, where=f"examples[{k}].submission")
+        if sub.media:  # the judge would read an example's placeholders without its images
+            raise ConfigError(
+                f"examples[{k}].submission holds images or documents, which few-shot examples "
+                "do not send to the judge yet; give a text example"
+            )
+        subs.append(sub)
         reports = list(leaf_reports(reports_from_verdicts(rubric, ex.verdicts)))
         for i, r in enumerate(reports):
             labels[i].append(_label(r.criterion, r.verdict, r.selection))

@@ -82,6 +82,7 @@ class PerCriterionOneShotGrader(CriterionGrader):
             schema=oneshot_schema(numbered),
             schema_name="rubric_judgment",
             shared_prefix_chars=len(prefix.text),
+            media=prefix.media,
             tags={"criterion": "all", "item": ctx.item_id},
         )
 

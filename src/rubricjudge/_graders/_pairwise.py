@@ -221,6 +221,11 @@ class PairwiseGrader(Grader):
         r = _as_rubric(rubric)
         sa = to_submission(a, where="submission_a")
         sb = to_submission(b, where="submission_b")
+        if sa.media or sb.media:  # the judge would compare placeholders it cannot see
+            raise ConfigError(
+                "pairwise comparison does not send images or documents to the judge yet; "
+                "grade each submission with the per-criterion grader"
+            )
         if label is not None and label not in _LABELS:
             raise ConfigError(f"label {label!r} is not 'a', 'b' or 'tie'")
         items = self.compared(r)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._judges._base import Decision
+from .._model._media import MediaPart
 from .._model._rubric import CalibrationExample, Criterion, Rubric
 from ._inputs import Submission
 
@@ -138,6 +139,7 @@ class Prefix:
     code: str
     n_examples: int
     submission_text: str = ""
+    media: tuple[MediaPart, ...] = ()
 
 
 CONVERSATION_HEADING = (
@@ -155,13 +157,16 @@ def build_prefix(
     examples: Sequence[Submission] = (),
     text: str | None = None,
     heading: str = "The submission:",
+    reference_media: Sequence[MediaPart] = (),
 ) -> Prefix:
     """Lay out the guidelines, query, reference, examples and submission in blocks.
 
     The blocks' code is derived from what every answer to the question shares (query,
     reference, examples) and checked against the submission too (see :func:`block_code`).
     ``text`` replaces ``sub.output`` in the submission block (a rendered conversation,
-    see ``render_for_prompt``), introduced by ``heading``.
+    see ``render_for_prompt``), introduced by ``heading``. The reference's and the
+    submission's images and documents (``reference_media``, ``sub.media``) follow the
+    prefix's text in the judge's message.
     """
     shown = sub.output if text is None else text
     shared = [t for t in (query, reference, *(e.text for e in examples)) if t]
@@ -186,11 +191,18 @@ def build_prefix(
             + _block("thinking", code, sub.thinking)
         )
     parts.append(f"{heading}\n" + _block("submission", code, shown))
+    media = (*reference_media, *sub.media)
+    if media:
+        parts.append(
+            "The images and documents follow this text, each introduced by the name the "
+            "text shows in its place ([image 1], [document 2], [reference image 1], ...)."
+        )
     return Prefix(
         text="\n\n".join(parts) + "\n\n",
         code=code,
         n_examples=len(examples),
         submission_text=shown,
+        media=media,
     )
 
 

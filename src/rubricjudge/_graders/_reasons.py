@@ -86,6 +86,7 @@ async def explain(
         schema=reason_schema(),
         schema_name="verdict_reason",
         shared_prefix_chars=len(prefix.text),
+        media=prefix.media,
         max_tokens=REASON_TOKENS,
         tags={"key": criterion.key, "item": ctx.item_id, "reason": True},
     )

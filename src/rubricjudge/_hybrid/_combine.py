@@ -95,7 +95,10 @@ def references_for(
         )
     if references:
         return list(references)
-    return [reference_submission] if reference_submission is not None else []
+    if reference_submission is None:
+        return []
+    # a reference with images (a Submission) is compared by its text
+    return [str(getattr(reference_submission, "output", reference_submission))]
 
 
 async def run_metric(

@@ -31,6 +31,7 @@ from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._fleet import single_base_url
 from ._http import status_category
+from ._media import DEFAULT_BUDGET, anthropic_content
 from ._parse import parse_json_reply
 from ._reliable import Provider
 
@@ -154,6 +155,9 @@ class AnthropicJudge:
             if n:
                 block["cache_control"] = dict(_EPHEMERAL)
             content = [block]
+        if request.media:  # images and documents as blocks after the shared prefix
+            media_budget = cfg.media_budget or DEFAULT_BUDGET
+            content = anthropic_content(request, media_budget, dict(_EPHEMERAL) if n else None)
         max_tokens = request.max_tokens or cfg.max_tokens or _DEFAULT_MAX_TOKENS
         params: dict[str, Any] = {
             "model": self.model,

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .._model._media import MediaPart
 from .._model._reports import TokenUsage
+
+if TYPE_CHECKING:
+    from ._media import MediaBudget
 
 __all__ = ["Decision", "Judge", "JudgeConfig", "JudgeRequest", "JudgeResponse"]
 
@@ -41,6 +45,9 @@ class JudgeRequest:
     never change the answer and are not part of any cache key. ``features`` asks
     the backend for its hidden state where it decides (``decision``), for learned
     probes (:mod:`rubricjudge._calibration`); backends that have none ignore it.
+    ``media`` are the submission's images and documents (its text shows ``[image N]``
+    where each stood); judges that see them send them after the shared prefix, and
+    judges that read text only refuse the request (a judge failure, never a verdict).
     """
 
     system: str
@@ -54,6 +61,7 @@ class JudgeRequest:
     decision: Decision | None = None
     tags: Mapping[str, Any] = field(default_factory=dict)
     features: bool = False
+    media: tuple[MediaPart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,7 +119,8 @@ class JudgeConfig:
     API keys are read from the environment unless ``api_key`` is given, and are
     never written to caches, logs or results. ``base_url`` may list several
     servers of one model (a list, or URLs separated by commas) for ``openai/``
-    judges: an endpoint fleet.
+    judges: an endpoint fleet. ``media_budget`` bounds the images and documents one
+    request carries (None: the default :class:`~rubricjudge._judges._media.MediaBudget`).
     """
 
     temperature: float | None = 0.0
@@ -131,3 +140,4 @@ class JudgeConfig:
     cache: bool | str = True
     refresh_cache: bool = False
     prices: Mapping[str, float] | None = None
+    media_budget: MediaBudget | None = None

@@ -2,15 +2,19 @@
 
 The function may return a string (parsed and repaired: code fences, text around
 the object, trailing commas), a pydantic model, a dataclass or a dict, so the
-functions written for the ``rubric`` package work unchanged. A sync function runs
-in a worker thread so it cannot stall the event loop; an async one is awaited
-under the config's timeout.
+functions written for the ``rubric`` package work unchanged. A function with a
+``media`` parameter is given the submission's images and documents
+(``MediaPart``s) as ``media=``; one without reads text only, and a request that
+holds images fails for it (a judge failure, never a verdict made without seeing).
+A sync function runs in a worker thread so it cannot stall the event loop; an
+async one is awaited under the config's timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import inspect
 import json
 import time
@@ -22,6 +26,15 @@ from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._parse import parse_json_reply
 
 __all__ = ["CallableJudge"]
+
+
+def _takes_media(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` has a ``media`` parameter (the images and documents are passed then)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False
+    return "media" in params
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -76,6 +89,7 @@ class CallableJudge:
         fn_name = getattr(generate_fn, "__name__", None) or type(generate_fn).__name__
         self._name = name or f"callable/{fn_name}"
         self._async = _is_async(generate_fn)
+        self._sees_media = _takes_media(generate_fn)
 
     @property
     def name(self) -> str:
@@ -83,7 +97,15 @@ class CallableJudge:
         return self._name
 
     async def _call(self, request: JudgeRequest) -> Any:
-        fn = self.generate_fn
+        fn: Callable[..., Any] = self.generate_fn
+        if request.media and not self._sees_media:
+            raise JudgeError(
+                f"{self.name} reads text only and this submission holds images or documents; "
+                "give the function a 'media' parameter to receive them",
+                category="bad_request",
+            )
+        if self._sees_media:
+            fn = functools.partial(fn, media=request.media)
         if self._async:
             return await asyncio.wait_for(fn(request.system, request.user), self.config.timeout_s)
         result = await asyncio.to_thread(fn, request.system, request.user)

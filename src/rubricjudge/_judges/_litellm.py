@@ -20,6 +20,7 @@ from .._errors import ConfigError, JudgeError, JudgeErrorCategory, missing_extra
 from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._fleet import single_base_url
+from ._media import DEFAULT_BUDGET, openai_content
 from ._parse import parse_json_reply
 from ._reliable import Provider
 
@@ -130,6 +131,9 @@ class LiteLLMJudge:
             "timeout": cfg.timeout_s,
             "num_retries": 0,
         }
+        if request.media:  # LiteLLM takes OpenAI's content parts for every provider
+            budget = cfg.media_budget or DEFAULT_BUDGET
+            params["messages"][1]["content"] = openai_content(request, budget)
         for key, value in (
             ("temperature", _pick(request.temperature, cfg.temperature)),
             ("seed", _pick(request.seed, cfg.seed)),

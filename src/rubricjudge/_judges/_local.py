@@ -288,6 +288,13 @@ class LocalJudge:
                 reply was cut off (``parse``).
             ConfigError: the model file cannot be assembled or loaded.
         """
+        if request.media:  # a text-only model must not judge what it cannot see
+            raise JudgeError(
+                f"the local judge reads text only and this submission holds "
+                f"{_count_media(request)}; grade it with a judge that sees images and "
+                "documents (openai/..., anthropic/..., litellm/...)",
+                category="bad_request",
+            )
         start = time.perf_counter()
         group = None
         if request.shared_prefix_chars > 0:  # calls about one submission: run them together
@@ -490,3 +497,12 @@ class _Run:
 
 def _pick(first: Any, second: Any) -> Any:
     return first if first is not None else second
+
+
+def _count_media(request: JudgeRequest) -> str:
+    """``2 images and 1 document``: what a request holds that is not text."""
+    kinds = [p.kind for p in request.media]
+    said = [
+        f"{kinds.count(k)} {k}{'s' if kinds.count(k) > 1 else ''}" for k in dict.fromkeys(kinds)
+    ]
+    return " and ".join(said)

@@ -34,6 +34,7 @@ from ._fleet import EndpointStats, Fleet, parse_base_urls
 from ._http import HTTPReply, merge_headers, status_error
 from ._limits import DEFAULT_CONCURRENCY
 from ._logprobs import decision_probabilities
+from ._media import DEFAULT_BUDGET, openai_content
 from ._parse import parse_json_reply
 from ._reliable import Provider
 from ._schema_check import schema_accepts
@@ -198,6 +199,9 @@ class OpenAIJudge:
             if rest:
                 extra["reasoning"] = rest
         params.update(extra)
+        if request.media:  # images and documents: content parts after the shared prefix
+            budget = cfg.media_budget or DEFAULT_BUDGET
+            params["messages"][1]["content"] = openai_content(request, budget)
         return params
 
     def _strict(self, schema: Mapping[str, Any]) -> bool:

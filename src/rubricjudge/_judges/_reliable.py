@@ -166,6 +166,10 @@ class ReliableJudge:
             parts["decision"] = [request.decision.key, list(request.decision.values)]
         if request.features:  # likewise: a request without features keeps its old key
             parts["features"] = True
+        if request.media:  # the bytes decide, not the names: the same image is the same key
+            parts["media"] = [[p.owner + p.kind, p.sha256] for p in request.media]
+            if cfg.media_budget is not None:
+                parts["media_budget"] = repr(cfg.media_budget)
         return cache_key(parts)
 
     async def judge(self, request: JudgeRequest) -> JudgeResponse:

@@ -26,6 +26,10 @@ h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:var(--mut
 border:1px solid var(--line);border-radius:6px;background:var(--soft);max-height:70vh;overflow:auto}
 #submission .msg{margin:0 0 .7rem}
 #submission .msg-head{font-size:.8rem;color:var(--muted);margin:0 0 .2rem}
+#submission .media{display:flex;flex-wrap:wrap;gap:.6rem;margin:.4rem 0}
+#submission .media figure{margin:0;max-width:200px}
+#submission .media img{display:block;max-width:192px;max-height:192px;border:1px solid #ccd}
+#submission .media figcaption{font-size:.8rem;color:var(--muted);word-break:break-word}
 #submission pre.call{font-family:ui-monospace,monospace;font-size:.85rem}
 #submission details{margin:0 0 .3rem}
 #criteria{list-style:none;margin:0;padding:0}
@@ -131,6 +135,28 @@ JS = r"""
     d.append(s, textBlock(text));
     return d;
   }
+  // images as thumbnails (data: URLs checked to be images), every part with its label
+  function renderMedia(el, parts) {
+    if (!parts) return;
+    const box = document.createElement("div");
+    box.className = "media";
+    parts.forEach(function (p) {
+      const fig = document.createElement("figure");
+      fig.className = "part " + String(p.kind).replace(/[^a-z]/g, "");
+      if (p.src && /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+\/=]+$/.test(p.src)) {
+        const img = document.createElement("img");
+        img.src = p.src;
+        img.alt = p.label;
+        fig.append(img);
+      }
+      const cap = document.createElement("figcaption");
+      cap.textContent = p.label;
+      fig.append(cap);
+      box.append(fig);
+    });
+    el.append(box);
+  }
+
   function renderSubmission(el, submission) {
     el.replaceChildren();
     if (typeof submission === "string") {
@@ -201,6 +227,7 @@ JS = r"""
     $("item-id").textContent = shown(d.item_id) + " (" + d.position + " in " + d.order + " order)";
     $("query").textContent = shown(d.query || "");
     renderSubmission($("submission"), d.submission);
+    renderMedia($("submission"), d.media);
     const list = $("criteria");
     list.replaceChildren();
     d.criteria.forEach(function (c, k) {

@@ -28,7 +28,14 @@ from typing import Any
 
 from .._datasets._io import RubricDataset, _add, load_text
 from .._errors import DatasetError, missing_extra
-from .._limits import MAX_DATASET_BYTES, DataLimitError, read_text, without_surrogates
+from .._limits import (
+    MAX_DATASET_BYTES,
+    DataLimitError,
+    json_loads,
+    read_text,
+    without_surrogates,
+)
+from .._model._media import media_source
 
 __all__ = ["DatasetFile", "kind_of"]
 
@@ -192,7 +199,8 @@ class DatasetFile:
     def parse(cls, path: Path, text: str) -> DatasetFile:
         """Check ``text`` (the contents of ``path``) and keep it editable."""
         kind = kind_of(path)
-        dataset = load_text(text, kind, source=str(path))
+        with media_source(path):  # images' paths start from the file's folder and stay in it
+            dataset = load_text(text, kind, source=str(path))
         out = cls(path, kind, text, dataset)
         end = text.find("\n")
         if end > 0 and text[end - 1] == "\r":
@@ -228,7 +236,8 @@ class DatasetFile:
                 self._set(self._data["items"][index], truth, records)
             text = self._dump()
             try:
-                dataset = load_text(text, self.kind, source=str(self.path))
+                with media_source(self.path):
+                    dataset = load_text(text, self.kind, source=str(self.path))
             except DatasetError as e:  # pragma: no cover - would be a bug in this module
                 raise DatasetError(
                     f"refusing to write {self.path}: the result would not load: {e}"
@@ -267,7 +276,8 @@ class DatasetFile:
         scratch = RubricDataset(
             prompt=ds.prompt, rubric=ds.rubric, reference_submission=ds.reference_submission
         )
-        _add(scratch, row, str(self.path), f"items[{index}]")
+        with media_source(self.path):
+            _add(scratch, row, str(self.path), f"items[{index}]")
         return scratch.items[0]
 
     def _item_text(self, row: dict[str, Any], text: str, start: int) -> str:

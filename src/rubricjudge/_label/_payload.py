@@ -7,6 +7,7 @@ from typing import Any
 
 from .._datasets._dataset import DataItem
 from .._datasets._labels import leaf_names, read_records
+from .._model._media import media_view
 from .._model._render_page import page_view
 from .._model._rubric import Criterion
 from ._file import DatasetFile
@@ -77,6 +78,7 @@ def item_payload(
         "submission": submission_of(item),
         "criteria": [_criterion(n, c) for n, c in zip(names, rubric.leaves(), strict=True)],
         "labels": mine,
+        "media": media_view(getattr(item.submission, "media", ())) or None,
         "judge": None,
     }
     if reveal and judged:

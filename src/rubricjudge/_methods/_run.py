@@ -79,14 +79,14 @@ def check_method(criterion: Criterion, functions: FunctionRegistry, judge: Any) 
                 f"{where}: scoring_method.decode_prompt is not a valid Jinja2 template "
                 f"(line {e.lineno}): {e.message}"
             ) from None
-    elif method is ScoringType.TRAJECTORY:
+    elif method in (ScoringType.TRAJECTORY, ScoringType.MEDIA):
         pass  # the model checked the check's fields when the rubric was built
     elif method is ScoringType.LLM:
         raise ConfigError(f"{where} is graded by an LLM judge; use a grader (CriterionGrader)")
     else:
         raise ConfigError(
             f"{where} uses scoring method {method.value!r}, which run_method does not run; "
-            "use 'function', 'json_schema', 'llm_decode' or 'trajectory'"
+            "use 'function', 'json_schema', 'llm_decode', 'trajectory' or 'media'"
         )
 
 
@@ -134,9 +134,10 @@ async def run_method(
 
     Args:
         criterion: a leaf criterion whose method is ``function``, ``json_schema``,
-            ``llm_decode`` or ``trajectory``.
+            ``llm_decode``, ``trajectory`` or ``media``.
         target: the content: text, or structured data (a dict, or JSON text); for
-            ``trajectory``, a conversation (or a submission holding one).
+            ``trajectory``, a conversation (or a submission holding one); for
+            ``media``, a submission with images or documents.
         judge: the judge for ``llm_decode`` (a Judge or a spec string).
         functions: the registry (or a ``{ref: function}`` dict) ``function_ref`` and
             ``schema_ref`` are looked up in.
@@ -163,5 +164,9 @@ async def run_method(
         return run_schema(criterion, target, validator, dataknobs=dataknobs)
     if method is ScoringType.TRAJECTORY:
         return run_trajectory(criterion, target)
+    if method is ScoringType.MEDIA:
+        from ._media import run_media
+
+        return run_media(criterion, target)
     assert the_judge is not None
     return await run_decode(criterion, target, the_judge, dataknobs=dataknobs)

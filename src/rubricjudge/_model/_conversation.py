@@ -53,7 +53,9 @@ class Message(BaseModel):
     ``tool_call_id`` and ``name`` are set on ``tool`` messages (the result of the call
     with that id, of that tool); ``is_error`` marks a result the tool reported as an
     error. ``reasoning`` holds an assistant's visible reasoning (Anthropic thinking
-    blocks, ``reasoning_content``), kept apart from what it said.
+    blocks, ``reasoning_content``), kept apart from what it said. ``media`` numbers
+    the images and documents the message held (their ``[image N]`` is in ``content``;
+    the bytes are on the submission).
     """
 
     model_config = _FROZEN
@@ -65,6 +67,7 @@ class Message(BaseModel):
     name: str | None = None
     is_error: bool = False
     reasoning: str | None = None
+    media: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)

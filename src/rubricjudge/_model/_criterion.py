@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ._media_check import MediaCheck, media_problem
 from ._trajectory import Scope, TrajectoryCheck, TurnAggregation, check_problem
 
 __all__ = [
@@ -75,6 +76,7 @@ class ScoringType(StrEnum):
     METRIC = "metric"
     LLM_DECODE = "llm_decode"
     TRAJECTORY = "trajectory"
+    MEDIA = "media"
     DETERMINISTIC = "function"
     SCHEMA = "json_schema"
 
@@ -85,7 +87,8 @@ class ScoringMethod(BaseModel):
     ``function_ref`` names a function registered in code (``"myapp:check"``);
     a rubric file never imports it by itself. ``json_schema`` is an inline JSON
     Schema; ``decode_prompt`` a Jinja2 template rendered in a sandbox;
-    ``trajectory`` an exact check on a conversation's tool calls.
+    ``trajectory`` an exact check on a conversation's tool calls; ``media`` an
+    exact check on the submission's images or documents.
     """
 
     model_config = STRICT
@@ -98,6 +101,7 @@ class ScoringMethod(BaseModel):
     decode_output_schema: dict[str, Any] | None = None
     metric: str | None = None
     trajectory: TrajectoryCheck | None = None
+    media: MediaCheck | None = None
     config: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -107,6 +111,7 @@ class ScoringMethod(BaseModel):
             ScoringType.METRIC: ("metric", self.metric),
             ScoringType.LLM_DECODE: ("decode_prompt", self.decode_prompt),
             ScoringType.TRAJECTORY: ("trajectory", self.trajectory),
+            ScoringType.MEDIA: ("media", self.media),
         }.get(self.type)
         if need is not None and not need[1]:
             raise ValueError(f"scoring method {self.type.value!r} needs {need[0]!r}; add it")
@@ -114,6 +119,8 @@ class ScoringMethod(BaseModel):
             raise ValueError("scoring method 'json_schema' needs 'schema' (inline) or 'schema_ref'")
         if self.trajectory is not None and self.type is not ScoringType.TRAJECTORY:
             raise ValueError("'trajectory' belongs to scoring method type 'trajectory'; set it")
+        if self.media is not None and self.type is not ScoringType.MEDIA:
+            raise ValueError("'media' belongs to scoring method type 'media'; set it")
         return self
 
 
@@ -386,6 +393,16 @@ class Criterion(BaseModel):
             raise ValueError(
                 f"scope applies to criteria a judge decides, not to scoring method "
                 f"{self.method.value!r}; remove it"
+            )
+        media = sm.media if sm else None
+        problem = media_problem(media) if media is not None else None
+        if problem is not None:
+            name = f" of criterion {self.key!r}" if self.key else ""
+            raise ValueError(f"scoring_method.media{name}: {problem}")
+        if self.method is ScoringType.MEDIA and not self.is_binary:
+            raise ValueError(
+                "a media check decides MET or UNMET: remove 'options' / 'scale' / "
+                "'subcriteria' from this criterion"
             )
         if self.method is ScoringType.TRAJECTORY and not self.is_binary:
             raise ValueError(

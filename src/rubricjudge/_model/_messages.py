@@ -2,13 +2,15 @@
 
 Both forms may be mixed in one list (each message is read by its own shape):
 
-* OpenAI: ``content`` is text or a list of parts (``text``; images, audio and files
-  become a short placeholder); an assistant's ``tool_calls`` hold
+* OpenAI: ``content`` is text or a list of parts (``text``; ``image_url`` and
+  ``file`` parts are read as images and documents, see ``_media``; audio becomes a
+  short placeholder); an assistant's ``tool_calls`` hold
   ``function.arguments`` as JSON text; a ``tool`` message answers ``tool_call_id``.
   ``developer`` reads as ``system``; the legacy ``function_call`` and ``function``
   role are read too.
 * Anthropic: ``content`` is text or a list of blocks; ``tool_use`` blocks (``id``,
-  ``name``, ``input``) are an assistant's calls, ``tool_result`` blocks
+  ``name``, ``input``) are an assistant's calls, ``image`` and ``document`` blocks
+  are read as images and documents, ``tool_result`` blocks
   (``tool_use_id``, ``content``, ``is_error``) in a user message become tool
   messages; ``thinking`` blocks are the assistant's reasoning. A top-level
   ``system`` (text or text blocks) is given as ``system=``.
@@ -27,8 +29,9 @@ from typing import Any
 from .._errors import ConversationError
 from .._limits import without_surrogates
 from ._conversation import Conversation, Message, Role, ToolCall
+from ._media import MediaCollector, MediaPart, MediaProblem, is_media_part
 
-__all__ = ["read_messages", "to_anthropic", "to_openai"]
+__all__ = ["read_messages", "read_messages_with_media", "to_anthropic", "to_openai"]
 
 _ROLES: dict[str, Role] = {
     "system": "system",
@@ -88,6 +91,8 @@ class _Reader:
         self.out: list[Message] = []
         self.calls: dict[str, str] = {}  # call id -> tool name
         self.pending: list[str] = []  # names of calls without an id, for legacy results
+        self.media = MediaCollector()
+        self.numbers: list[int] = []  # the media parts of the message being read
 
     def call(self, name: Any, args: Any, ident: Any, where: str, args_key: str) -> ToolCall:
         if not isinstance(name, str) or not name:
@@ -139,6 +144,7 @@ class _Reader:
             valid = ", ".join(sorted(set(_ROLES)))
             raise _fail(f"{where}.role", f"{role_name!r} is not a role; use one of {valid}")
         content = raw.get("content")
+        self.numbers = []
         if role == "tool":
             ident = raw.get("tool_call_id")
             self.result(
@@ -175,6 +181,7 @@ class _Reader:
                     content="\n".join(text),
                     tool_calls=tuple(calls),
                     reasoning="\n".join(reasoning) or None,
+                    media=tuple(self.numbers) or None,
                 )
             )
 
@@ -217,6 +224,13 @@ class _Reader:
             kind = part.get("type")
             if kind == "text":
                 text.append(_text(part.get("text"), f"{here}.text"))
+            elif is_media_part(part):
+                try:
+                    got = self.media.add(part)
+                except MediaProblem as e:
+                    raise _fail(here, str(e)) from None
+                self.numbers.append(got.number)
+                text.append(got.placeholder)
             elif kind in _PLACEHOLDERS:
                 text.append(_PLACEHOLDERS[kind])
             elif kind == "refusal":
@@ -251,6 +265,9 @@ class _Reader:
 def read_messages(messages: Any, *, system: Any = None, where: str = "messages") -> Conversation:
     """Read OpenAI or Anthropic messages (either, or mixed) into a :class:`Conversation`.
 
+    Images and documents are read and checked, and shown in the text as ``[image N]``;
+    :func:`read_messages_with_media` returns their bytes too.
+
     Args:
         messages: a list of message objects.
         system: Anthropic's top-level system prompt (text or text blocks), if any.
@@ -259,8 +276,19 @@ def read_messages(messages: Any, *, system: Any = None, where: str = "messages")
     Raises:
         ConversationError: a message of the wrong shape; the error names its path.
     """
+    return read_messages_with_media(messages, system=system, where=where)[0]
+
+
+def read_messages_with_media(
+    messages: Any, *, system: Any = None, where: str = "messages"
+) -> tuple[Conversation, tuple[MediaPart, ...]]:
+    """Read messages as :func:`read_messages` does; with the images and documents they hold.
+
+    Raises:
+        ConversationError: a message of the wrong shape, or a part that cannot be read.
+    """
     if isinstance(messages, Conversation):
-        return messages
+        return messages, ()
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise _fail(where, f"expected a list of messages, got {_kind(messages)}")
     reader = _Reader(where)
@@ -272,7 +300,7 @@ def read_messages(messages: Any, *, system: Any = None, where: str = "messages")
         reader.message(raw, f"{where}[{i}]")
     if not reader.out:
         raise _fail(where, "no messages; a conversation needs at least one")
-    return Conversation(messages=tuple(reader.out))
+    return Conversation(messages=tuple(reader.out)), tuple(reader.media.parts)
 
 
 # -- writing ---------------------------------------------------------------------------

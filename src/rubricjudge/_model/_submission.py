@@ -1,7 +1,8 @@
-"""What is graded: a text (with optional reasoning apart) or a conversation.
+"""What is graded: a text (with optional reasoning apart), content parts or a conversation.
 
-A submission is text, ``{"thinking": ..., "output": ...}``, a conversation (a list
-of OpenAI or Anthropic messages, ``{"messages": [...], "system": ...}`` or a
+A submission is text, ``{"thinking": ..., "output": ...}``, a list of content parts
+(text, images and documents; see ``_media``), a conversation (a list of OpenAI or
+Anthropic messages, ``{"messages": [...], "system": ...}`` or a
 :class:`Conversation`), or a :class:`Submission`. A string that starts with a
 ``<thinking>...</thinking>`` section is split the same way (autorubric's
 convention); markers anywhere else are left as text.
@@ -20,9 +21,10 @@ from typing import Any
 
 from .._errors import ConfigError
 from ._conversation import Conversation
-from ._messages import read_messages
+from ._media import MediaCollector, MediaPart, MediaProblem, is_media_part
+from ._messages import read_messages_with_media
 
-__all__ = ["Submission", "to_submission"]
+__all__ = ["Submission", "is_part_list", "read_parts", "to_reference", "to_submission"]
 
 _LEADING_THINKING = re.compile(
     r"^\s*<thinking>(.*?)</thinking>\s*(?:<output>(.*?)</output>\s*)?(.*)$",
@@ -36,12 +38,15 @@ class Submission:
     """A submission: the final ``output``, the optional ``thinking``, or a ``conversation``.
 
     With a conversation, ``output`` is its final assistant text and ``thinking`` is
-    empty (an assistant's reasoning stays on its messages).
+    empty (an assistant's reasoning stays on its messages). ``media`` holds the images
+    and documents of the submission (or of its conversation's messages), numbered as
+    the text's ``[image N]`` placeholders.
     """
 
     output: str
     thinking: str = ""
     conversation: Conversation | None = None
+    media: tuple[MediaPart, ...] = ()
 
     @property
     def text(self) -> str:
@@ -61,9 +66,87 @@ class Submission:
         return self.conversation is not None
 
     @classmethod
-    def of_conversation(cls, conversation: Conversation) -> Submission:
-        """The submission that is ``conversation``."""
-        return cls(output=conversation.final_text, conversation=conversation)
+    def of_conversation(
+        cls, conversation: Conversation, media: tuple[MediaPart, ...] = ()
+    ) -> Submission:
+        """The submission that is ``conversation`` (with the media its messages held)."""
+        return cls(output=conversation.final_text, conversation=conversation, media=media)
+
+    def to_data(self) -> Any:
+        """The submission as a dataset file holds it (parts inline): reads back the same."""
+        if self.conversation is not None:
+            messages = self.conversation.to_openai()
+            for item, m in zip(messages, self.conversation.messages, strict=True):
+                if m.media:
+                    shown = [self.media[k - 1] for k in m.media]
+                    item["content"] = _as_parts(item.get("content") or "", shown)
+            return messages
+        if not self.media:
+            return self.output
+        return _as_parts(self.output, self.media)
+
+
+def _as_parts(text: str, media: Sequence[MediaPart]) -> list[Any]:
+    """``text`` with its ``[image N]`` placeholders turned back into the parts they stand for."""
+    out: list[Any] = []
+    missing: list[MediaPart] = []
+    rest = text
+    for part in media:
+        before, found, after = rest.partition(part.placeholder)
+        if not found:  # the text lost its placeholder: the part goes last
+            missing.append(part)
+            continue
+        if before.strip("\n"):
+            out.append({"type": "text", "text": before.strip("\n")})
+        out.append(part.to_part())
+        rest = after
+    if rest.strip("\n"):
+        out.append({"type": "text", "text": rest.strip("\n")})
+    out.extend(p.to_part() for p in missing)
+    return out
+
+
+def read_parts(parts: Sequence[Any], *, where: str = "submission", owner: str = "") -> Submission:
+    """A submission of content parts: text parts joined, images and documents as ``[image N]``.
+
+    ``owner="reference"`` reads a reference submission: ``[reference image 1]``.
+
+    Raises:
+        ConfigError: a part of the wrong shape, or one that cannot be read (named by path).
+    """
+    collector = MediaCollector(owner=owner)
+    text: list[str] = []
+    for k, part in enumerate(parts):
+        here = f"{where}[{k}]"
+        if isinstance(part, str):
+            text.append(part)
+        elif isinstance(part, Mapping) and part.get("type") == "text":
+            value = part.get("text")
+            if not isinstance(value, str):
+                raise ConfigError(f"{here}.text: expected text, got {type(value).__name__}")
+            text.append(value)
+        elif is_media_part(part):
+            try:
+                text.append(collector.add(part).placeholder)
+            except MediaProblem as e:
+                raise ConfigError(f"{here}: {e}") from None
+        else:
+            kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
+            raise ConfigError(
+                f"{here}: {kind!r} is not a content part; use {{'type': 'text', 'text': ...}}, "
+                "{'type': 'image', 'path' | 'url' | 'data': ...} or {'type': 'document', ...}"
+            )
+    return Submission(output="\n".join(text), media=tuple(collector.parts))
+
+
+def is_part_list(value: Any) -> bool:
+    """True for a non-empty list of content parts (objects with a ``type``, no ``role``)."""
+    return (
+        isinstance(value, Sequence)
+        and not isinstance(value, str | bytes)
+        and len(value) > 0
+        and all(isinstance(p, Mapping) and "type" in p and "role" not in p for p in value)
+    )
 
 
 def _is_message_list(value: Any) -> bool:
@@ -94,7 +177,9 @@ def to_submission(to_grade: Any, *, where: str = "to_grade") -> Submission:
     if isinstance(to_grade, Conversation):
         return Submission.of_conversation(to_grade)
     if _is_message_list(to_grade):
-        return Submission.of_conversation(read_messages(to_grade, where=where))
+        return Submission.of_conversation(*read_messages_with_media(to_grade, where=where))
+    if is_part_list(to_grade):
+        return read_parts(to_grade, where=where)
     if isinstance(to_grade, Mapping) and "messages" in to_grade:
         extra = sorted(set(map(str, to_grade)) - _CONVERSATION_KEYS)
         if extra:
@@ -102,10 +187,10 @@ def to_submission(to_grade: Any, *, where: str = "to_grade") -> Submission:
                 f"{where} has unknown key {extra[0]!r}; a conversation takes 'messages' and "
                 "an optional 'system'"
             )
-        conv = read_messages(
+        conv, media = read_messages_with_media(
             to_grade["messages"], system=to_grade.get("system"), where=f"{where}.messages"
         )
-        return Submission.of_conversation(conv)
+        return Submission.of_conversation(conv, media)
     if isinstance(to_grade, Mapping):
         extra = sorted(set(map(str, to_grade)) - {"thinking", "output"})
         if extra:
@@ -122,5 +207,25 @@ def to_submission(to_grade: Any, *, where: str = "to_grade") -> Submission:
         return Submission(output=parts["output"], thinking=parts["thinking"])
     raise ConfigError(
         f"{where} is {type(to_grade).__name__}; give a string, "
-        '{"thinking": ..., "output": ...} or a conversation (a list of chat messages)'
+        '{"thinking": ..., "output": ...}, a list of content parts (text, images, documents) '
+        "or a conversation (a list of chat messages)"
+    )
+
+
+def to_reference(reference: Any, *, where: str = "reference_submission") -> Submission | None:
+    """A reference submission: text as it is, or content parts (``[reference image 1]``).
+
+    Raises:
+        ConfigError: neither text nor a list of content parts, or a part cannot be read.
+    """
+    if reference is None:
+        return None
+    if isinstance(reference, str):
+        return Submission(output=reference)
+    if isinstance(reference, Submission):
+        return reference
+    if is_part_list(reference):
+        return read_parts(reference, where=where, owner="reference")
+    raise ConfigError(
+        f"{where} is {type(reference).__name__}; give text or a list of content parts"
     )

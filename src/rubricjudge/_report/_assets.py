@@ -37,6 +37,9 @@ details{margin:6px 0}summary{cursor:pointer}
 ol.conv{list-style:none;margin:4px 0;padding:0}
 .msg{border-left:3px solid #cdd3df;margin:6px 0;padding:2px 10px}
 .msg.user{border-color:#4a78c2}.msg.assistant{border-color:#1e7b34}.msg.tool{border-color:#b07d12}
+.media{display:flex;flex-wrap:wrap;gap:10px}.media figure{margin:0;max-width:200px}
+.media img{display:block;max-width:192px;max-height:192px;border:1px solid #cdd3df}
+.media figcaption{font-size:12px;color:#555;word-break:break-word}
 .msg.system{border-color:#888}.msg .role{font-weight:600;font-size:12px;color:#555}
 .msg .text{white-space:pre-wrap;word-break:break-word}.msg details{margin:2px 0}
 .msg summary{font-family:monospace;font-size:12px}
@@ -175,6 +178,12 @@ for(const c of(m.calls||[]))folded(li,'calls tool '+c.n+': '+c.name,c.arguments,
 if(m.turn!==undefined&&last[m.turn]===m.n&&notes[m.turn]){
 const ul=el(li,'ul',undefined,'verdicts');ul.setAttribute('aria-label','verdicts on turn '+m.turn);
 for(const[t,cls]of notes[m.turn])el(ul,'li',t,cls);}}}
+function media(parent,parts){el(parent,'h4','Images and documents ('+parts.length+')');
+const box=el(parent,'div',undefined,'media');for(const p of parts){
+const fig=el(box,'figure',undefined,'part '+p.kind);
+if(p.src&&/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+\/=]+$/.test(p.src)){
+const img=document.createElement('img');img.src=p.src;img.alt=p.label;fig.appendChild(img);}
+el(fig,'figcaption',p.label);}}
 function show(it){openId=it.id;detail.replaceChildren();detail.hidden=false;
 const head=el(detail,'h3','Item '+it.id+' · score '+fmt(it.score)+
 (it.passed===null?'':(it.passed?' · passed':' · not passed')));
@@ -184,6 +193,7 @@ if(it.error)el(detail,'p','Item error: '+it.error,'bad');if(it.usage)kv(detail,i
 if(it.conversation){el(detail,'h4','Conversation ('+it.conversation.length+' messages)');
 conversation(detail,it);}else{el(detail,'h4','Submission');
 el(detail,'pre',it.submission||'(not in this file: pass --submissions)');}
+if(it.media)media(detail,it.media);
 el(detail,'h4','Criteria ('+it.crit.length+')');
 const t=el(detail,'table');const h=el(el(t,'thead'),'tr');
 for(const c of['criterion','answer',...(data.labels?['people']:[]),'confidence','reason'])

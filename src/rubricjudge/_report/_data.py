@@ -14,10 +14,12 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._model._conversation import Conversation
+from .._model._media import media_view
 from .._model._render_page import page_view
 from .._model._render_prompt import render_conversation
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._scoring import leaf_reports
+from .._model._submission import Submission
 
 __all__ = ["RunData", "conversation_view", "load_run", "submission_of"]
 
@@ -33,6 +35,8 @@ class RunData:
     dataset: Any = None
     # per item, a conversation's page view (``page_view``), None for text
     views: list[dict[str, Any] | None] = field(default_factory=list)
+    # per item, its images' thumbnails and documents' labels (``media_view``), None without
+    media: list[list[dict[str, Any]] | None] = field(default_factory=list)
     metrics: Any = None
     thresholds: list[float | None] = field(default_factory=list)
     # item key -> criterion key ("" for calls about several) -> raw judge answers
@@ -76,11 +80,14 @@ def _from_run(path: Path, include_training: bool = False) -> RunData:
             dataset = dataset._with_items([items[i] for i in reached if i < len(items)])
     subs: list[str] = []
     views: list[dict[str, Any] | None] = []
+    media: list[list[dict[str, Any]] | None] = []
     thresholds: list[float | None] = []
     for i in range(len(reports)):
         item = dataset.items[i] if dataset is not None and i < len(dataset.items) else None
         subs.append(_text(item.submission) if item is not None else "")
         views.append(conversation_view(item.submission) if item is not None else None)
+        parts = getattr(item.submission, "media", ()) if item is not None else ()
+        media.append(media_view(parts) if parts else None)
         rubric = rubrics[i] if item is not None else None
         thresholds.append(rubric.pass_threshold if rubric is not None else None)
     data = RunData(
@@ -91,6 +98,7 @@ def _from_run(path: Path, include_training: bool = False) -> RunData:
         dataset=dataset,
         thresholds=thresholds,
         views=views,
+        media=media,
         calls=raw_calls(path),
         item_errors=errors,
         wall_s=RunResult.open(path).summary.wall_s,
@@ -114,6 +122,8 @@ def _text(submission: Any) -> str:
         return submission
     if isinstance(submission, Conversation):  # as judges read it: searchable, compact
         return render_conversation(submission).text
+    if isinstance(submission, Submission):  # with images: the text shows [image N]
+        return submission.text
     return json.dumps(submission, ensure_ascii=False, indent=2, default=str)
 
 
@@ -121,6 +131,8 @@ def conversation_view(submission: Any) -> dict[str, Any] | None:
     """A conversation's page view (``page_view``); None for anything else."""
     if isinstance(submission, Conversation):
         return page_view(submission)
+    if isinstance(submission, Submission) and submission.conversation is not None:
+        return page_view(submission.conversation)
     return None
 
 

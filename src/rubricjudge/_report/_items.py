@@ -111,6 +111,7 @@ def item_rows(run: RunData) -> list[dict[str, Any]]:
         rest = [c for group in calls.values() for c in group]
         error = run.item_errors[i] if i < len(run.item_errors) else None
         view = run.views[i] if i < len(run.views) else None
+        media = run.media[i] if i < len(run.media) else None
         row: dict[str, Any] = {
             "id": run.ids[i],
             "score": None if r is None else r.score,
@@ -122,6 +123,7 @@ def item_rows(run: RunData) -> list[dict[str, Any]]:
             "minconf": min(confs) if confs else None,
             "submission": run.submissions[i],
             "conversation": view["messages"] if view is not None else None,
+            "media": media or None,
             "crit": crits,
             "calls": rest or None,
         }

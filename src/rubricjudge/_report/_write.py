@@ -15,19 +15,39 @@ __all__ = ["write_report"]
 
 
 def _conversation(row: dict[str, Any], path: Path, n: int) -> Any:
+    """The line's conversation and its images and documents (paths from ``path``'s folder)."""
     from .._errors import ConversationError
-    from .._model._messages import read_messages
+    from .._model._media import media_source
+    from .._model._messages import read_messages_with_media
 
     try:
-        return read_messages(row["messages"], system=row.get("system"), where="messages")
+        with media_source(path):
+            return read_messages_with_media(
+                row["messages"], system=row.get("system"), where="messages"
+            )
     except ConversationError as e:
+        raise ConfigError(f"--submissions {path} line {n}: {e}") from None
+
+
+def _parts(sub: list[Any], path: Path, n: int) -> Any:
+    """A submission of content parts (paths from ``path``'s folder)."""
+    from .._model._media import media_source
+    from .._model._submission import to_submission
+
+    try:
+        with media_source(path):
+            return to_submission(sub, where="submission")
+    except ConfigError as e:
         raise ConfigError(f"--submissions {path} line {n}: {e}") from None
 
 
 def _attach_submissions(run: RunData, path: Path) -> None:
     """Fill a JSONL run's submissions from the grade input file (matched by id)."""
+    from .._model._media import media_view
+
     texts: dict[str, str] = {}
     views: dict[str, Any] = {}
+    media: dict[str, Any] = {}
     try:
         with path.open(encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
@@ -43,7 +63,16 @@ def _attach_submissions(run: RunData, path: Path) -> None:
                 sub = row.get("submission") if isinstance(row, dict) else None
                 key = str(row.get("id", n)) if isinstance(row, dict) else str(n)
                 if isinstance(row, dict) and "messages" in row:
-                    texts[key], views[key] = submission_of("", _conversation(row, path, n))
+                    conversation, parts = _conversation(row, path, n)
+                    texts[key], views[key] = submission_of("", conversation)
+                    if parts:
+                        media[key] = media_view(parts)
+                    continue
+                if isinstance(sub, list):  # content parts: text, images, documents
+                    with_parts = _parts(sub, path, n)
+                    texts[key] = with_parts.output
+                    if with_parts.media:
+                        media[key] = media_view(with_parts.media)
                     continue
                 if sub is not None:
                     texts[key] = (
@@ -54,6 +83,8 @@ def _attach_submissions(run: RunData, path: Path) -> None:
     run.submissions = [texts.get(i, s) for i, s in zip(run.ids, run.submissions, strict=True)]
     old = run.views or [None] * len(run.ids)
     run.views = [views.get(i, v) for i, v in zip(run.ids, old, strict=True)]
+    had = run.media or [None] * len(run.ids)
+    run.media = [media.get(i, m) for i, m in zip(run.ids, had, strict=True)]
 
 
 def _is_pairwise(path: Path) -> bool:

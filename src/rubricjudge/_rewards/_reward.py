@@ -144,14 +144,18 @@ def _to_grade(index: int, prompt: Any, completion: Any) -> tuple[Any, str | None
                 f"prompts[{index}] is {type(prompt).__name__}; give a string or a chat message "
                 'list [{"role": ..., "content": ...}]'
             )
-    from .._model._messages import read_messages
+    from .._model._media import media_source
+    from .._model._messages import read_messages_with_media
     from .._model._submission import Submission
 
+    where = f"prompts[{index}] + completions[{index}]"
     try:
-        conv = read_messages([*before, *turns], where=f"prompts[{index}] + completions[{index}]")
+        # a trainer's messages name no files: images come as bytes (data: URLs, base64)
+        with media_source(allow_paths=False, allow_urls=False):
+            conv, media = read_messages_with_media([*before, *turns], where=where)
     except ConversationError as e:
         raise ConfigError(str(e)) from None
-    return Submission.of_conversation(conv), None
+    return Submission.of_conversation(conv, media), None
 
 
 def _safe_name(rubric: Rubric) -> str:

@@ -47,6 +47,14 @@ def item_keys(items: Any) -> list[str]:
 def _dump(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", exclude_none=True)
+    media = getattr(value, "media", None)
+    if media:  # a submission with images: their bytes' hashes, not their names
+        conversation = getattr(value, "conversation", None)
+        return {
+            "text": _dump(conversation) if conversation is not None else value.output,
+            "thinking": getattr(value, "thinking", ""),
+            "media": [[p.kind, p.sha256] for p in media],
+        }
     return value
 
 
@@ -58,7 +66,7 @@ def dataset_fingerprint(dataset: Any) -> str:
             "key": key,
             "submission": _dump(getattr(item, "submission", None)),
             "query": getattr(item, "query", None),
-            "reference": dataset.get_item_reference_submission(i),
+            "reference": _dump(dataset.get_item_reference_submission(i)),
             "rubric": _dump(getattr(item, "rubric", None)),
         }
         h.update(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode())
@@ -117,6 +125,8 @@ def describe_judge(judge: Any) -> dict[str, Any]:
             f.name: getattr(config, f.name)
             for f in dataclasses.fields(config)
             if f.name not in secret
+            # absent unless set: runs from before media budgets keep their fingerprint
+            and not (f.name == "media_budget" and getattr(config, f.name) is None)
         }
     return out
 

@@ -48,12 +48,18 @@ class BatchItem(BaseModel):
         Raises:
             ConversationError: the messages are malformed (the error names their path).
         """
+        from .._model._media import media_source
+
         if self.messages is not None:
-            from .._model._messages import read_messages
+            from .._model._messages import read_messages_with_media
             from .._model._submission import Submission
 
-            conv = read_messages(self.messages, system=self.system, where="messages")
-            return Submission.of_conversation(conv)
+            # a request names none of the server's files: images come as bytes
+            with media_source(allow_paths=False, allow_urls=False):
+                conv, media = read_messages_with_media(
+                    self.messages, system=self.system, where="messages"
+                )
+            return Submission.of_conversation(conv, media)
         sub = self.submission
         return sub if isinstance(sub, str) else sub.model_dump() if sub is not None else ""
 
