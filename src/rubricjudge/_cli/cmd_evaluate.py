@@ -16,7 +16,7 @@ from typing import Any
 from .._errors import ConfigError
 from .._graders._spec import GRADER_KINDS
 from ._batch_args import add_batch_args, batch_options
-from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
+from ._dataset_arg import EXAMPLE_PREFIX, add_hf_args, load_dataset_arg
 from ._grader_args import add_conversation_args, build_grader, dry_run, grader_spec
 from ._repeat_args import add_repeat_args
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
@@ -32,7 +32,10 @@ def register(subparsers: Any) -> None:
         description="Grade every item of a dataset; with --run-dir the run survives crashes "
         "and kills and continues with --resume.",
     )
-    p.add_argument("dataset", help=f"dataset file (JSON, YAML, JSONL) or {EXAMPLE_PREFIX}NAME")
+    p.add_argument(
+        "dataset",
+        help=f"dataset file (JSON, YAML, JSONL) or {EXAMPLE_PREFIX}NAME, or a Hugging Face dataset",
+    )
     p.add_argument("--judge", help="judge spec (default: local)")
     p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
     p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
@@ -88,6 +91,7 @@ def register(subparsers: Any) -> None:
         help="give the actors this variable too (repeatable)",
     )
     add_cache_args(p)
+    add_hf_args(p)
     add_trust_args(p)
     add_repeat_args(p)
     add_conversation_args(p)
@@ -148,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
             "--ray-address, --ray-actors, --ray-env and --ray-env-var need --executor ray"
         )
     batch = None if args.dry_run else batch_options(args)
-    dataset = load_dataset_arg(args.dataset)
+    dataset = load_dataset_arg(args.dataset, args)
     grader = build_grader(args)
     if args.dry_run:
         return _dry_run(args, dataset, grader)
