@@ -53,8 +53,9 @@ from .._judges._base import JudgeConfig, JudgeRequest, JudgeResponse
 from .._judges._parse import parse_json_reply
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._rubric import Rubric
+from ._explain import explain_report
 
-__all__ = ["InspectJudge", "explain", "rubric_scorer"]
+__all__ = ["InspectJudge", "rubric_scorer"]
 
 
 class InspectJudge:
@@ -130,28 +131,6 @@ class InspectJudge:
         )
 
 
-def explain(report: EvaluationReport) -> str:
-    """One line per criterion: its verdict (or option, or score, or error) and the reason."""
-    lines = []
-    stack = list(reversed(report.report or []))
-    while stack:
-        c = stack.pop()
-        if c.children:
-            stack.extend(reversed(c.children))
-            continue
-        name = c.criterion.key or c.criterion.requirement[:40]
-        if c.error is not None:
-            said = f"ERROR ({c.error})"
-        elif c.selection is not None:
-            said = c.selection.label
-        elif c.scale_score is not None:
-            said = f"{c.scale_score.score:g}"
-        else:
-            said = c.verdict.value if c.verdict is not None else "?"
-        lines.append(f"- {name}: {said}" + (f": {c.reason}" if c.reason else ""))
-    return "\n".join(lines)
-
-
 @scorer(metrics=[mean(), stderr()], name="rubricjudge")
 def rubric_scorer(
     rubric: Rubric | str | Path,
@@ -198,13 +177,13 @@ def rubric_scorer(
             return Score.unscored(
                 reason="grader_failed",
                 answer=completion,
-                explanation=f"{error}\n{explain(report)}",
+                explanation=f"{error}\n{explain_report(report)}",
                 metadata=metadata,
             )
         return Score(
             value=report.score,
             answer=completion,
-            explanation=explain(report),
+            explanation=explain_report(report),
             metadata=metadata,
         )
 
