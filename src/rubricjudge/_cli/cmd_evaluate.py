@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,12 @@ def register(subparsers: Any) -> None:
         "--concurrency", type=int, default=16, help="judge calls (and items) at once (default 16)"
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--mlflow",
+        metavar="EXPERIMENT",
+        help="log the run to this MLflow experiment (parameters, metrics, the HTML report "
+        "with --run-dir) at $MLFLOW_TRACKING_URI; needs rubricjudge[mlflow]",
+    )
     p.add_argument(
         "--dry-run",
         action="store_true",
@@ -97,6 +104,20 @@ def register(subparsers: Any) -> None:
     add_conversation_args(p)
     add_batch_args(p)
     p.set_defaults(func=run)
+
+
+def _mlflow_params(args: argparse.Namespace, dataset: Any) -> dict[str, Any]:
+    rubric = getattr(dataset, "rubric", None)
+    return {
+        "dataset": _dataset_source(args.dataset),
+        "items": len(dataset.items),
+        "rubric": getattr(rubric, "name", None),
+        "rubric_version": getattr(rubric, "version", None),
+        "judge": ",".join(args.judges) if args.judges else (args.judge or "local"),
+        "grader": args.grader,
+        "calibration": getattr(args, "calibration", None),
+        "max_items": args.max_items,
+    }
 
 
 def _dataset_source(spec: str) -> str:
@@ -175,6 +196,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.close()
+    if args.mlflow:
+        from .._report._mlflow import log_to_mlflow
+
+        run_id = log_to_mlflow(
+            args.mlflow, result, dataset, _mlflow_params(args, dataset), run_dir=args.run_dir
+        )
+        print(f"mlflow run: {run_id} (experiment {args.mlflow!r})", file=sys.stderr)
     if args.json:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2))
     else:
