@@ -83,7 +83,8 @@ def grading_result(report: EvaluationReport, threshold: float) -> dict[str, Any]
     """
     if report.score is None:
         error = report.error or "no criterion could be graded"
-        raise JudgeError(f"the rubric could not be graded: {error}\n{explain_report(report)}")
+        # one line: promptfoo reports the last line of a Python error as its reason
+        raise JudgeError(f"the rubric could not be graded: {' '.join(error.split())}")
     components = []
     named: dict[str, float] = {}
     for c in leaves(report):
