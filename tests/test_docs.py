@@ -8,7 +8,9 @@ Conventions (also stated in docs/index.md):
   it must print (lines may be left out, not changed). One scratch directory per page,
   so a page's later commands see the files its earlier ones wrote.
 * a ```` ```python ```` block right under a ``<!-- runnable -->`` comment runs as a
-  script in such a directory, with ``judge="local"`` replaced by ``judge="fake"``.
+  script in such a directory, with ``judge="local"`` replaced by ``judge="fake"``;
+  ``<!-- runnable needs=MODULE -->`` skips it where MODULE does not import (never under
+  RUBRICJUDGE_REQUIRE_INTEGRATIONS, which CI sets).
 
 Only these are run. Commands that need the local model (``--judge local``, which
 downloads nothing but takes about a second per judgment), a provider key
@@ -151,9 +153,17 @@ def _console_commands(page: Path) -> list[Command]:
     return commands
 
 
-def _runnable_python(page: Path) -> list[str]:
+RUNNABLE = re.compile(r"^<!-- runnable(?: needs=([\w.,]+))? -->\n```python\n(.*?)^```", re.M | re.S)
+
+
+def _runnable_blocks(page: Path) -> list[tuple[list[str], str]]:
+    """Each runnable block's code and the modules it needs (``<!-- runnable needs=a,b -->``)."""
     text = page.read_text(encoding="utf-8")
-    return re.findall(r"^<!-- runnable -->\n```python\n(.*?)^```", text, re.M | re.S)
+    return [(needs.split(",") if needs else [], code) for needs, code in RUNNABLE.findall(text)]
+
+
+def _runnable_python(page: Path) -> list[str]:
+    return [code for _, code in _runnable_blocks(page)]
 
 
 @pytest.fixture
@@ -198,7 +208,7 @@ def test_the_readme_has_runnable_examples() -> None:
 @pytest.mark.parametrize("page", PAGES, ids=_rel)
 def test_runnable_markers_sit_on_python_blocks(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
-    marked = len(re.findall(r"^<!-- runnable -->", text, re.M))
+    marked = len(re.findall(r"^<!-- runnable(?: needs=[\w.,]+)? -->", text, re.M))
     assert marked == len(_runnable_python(page)), (
         f"{_rel(page)}: a <!-- runnable --> comment is not right above a ```python block"
     )
@@ -234,7 +244,11 @@ def test_console_examples_run(page: Path, scratch: tuple[Path, dict[str, str]]) 
 @pytest.mark.parametrize(("page", "index"), PYTHON_BLOCKS, ids=lambda v: getattr(v, "name", v))
 def test_python_examples_run(page: Path, index: int, scratch: tuple[Path, dict[str, str]]) -> None:
     work, env = scratch
-    code = _runnable_python(page)[index].replace('judge="local"', 'judge="fake"')
+    needs, code = _runnable_blocks(page)[index]
+    for module in needs:  # an integration's framework: CI installs it, so there it must run
+        if not os.environ.get("RUBRICJUDGE_REQUIRE_INTEGRATIONS"):
+            pytest.importorskip(module, reason=f"{_rel(page)} block {index} needs {module}")
+    code = code.replace('judge="local"', 'judge="fake"')
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=300
     )

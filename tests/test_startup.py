@@ -17,6 +17,12 @@ import pytest
 HEAVY = (
     "aiohttp",
     "anthropic",
+    # the integrations' frameworks (issue 36): none is loaded before its adapter is used
+    "datasets",
+    "deepeval",
+    "inspect_ai",
+    "mlflow",
+    "opentelemetry",
     "jinja2",
     "litellm",
     "llama_cpp",

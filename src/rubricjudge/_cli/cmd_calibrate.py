@@ -20,7 +20,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
-from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
+from ._dataset_arg import EXAMPLE_PREFIX, add_hf_args, load_dataset_arg
 from ._trust_args import BASE_URL_HELP, add_trust_args, base_url_option, trust_options
 
 __all__ = ["register", "run"]
@@ -45,7 +45,9 @@ def register(subparsers: Any) -> None:
         "error (no group has enough labels, unknown ids, a judge without token "
         "probabilities); 2 bad command-line usage.",
     )
-    p.add_argument("dataset", help=f"labelled dataset file or {EXAMPLE_PREFIX}NAME")
+    p.add_argument(
+        "dataset", help=f"labelled dataset file or {EXAMPLE_PREFIX}NAME, or a Hugging Face dataset"
+    )
     p.add_argument("--judge", default="local", help="judge spec (default: local)")
     p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
     train = p.add_mutually_exclusive_group(required=True)
@@ -79,6 +81,7 @@ def register(subparsers: Any) -> None:
         "hidden states, else platt. Either way each criterion with a few labels of its own "
         "gets an adjustment on the pooled fit",
     )
+    add_hf_args(p)
     add_trust_args(p, calibration=False)
     p.set_defaults(func=run)
 
@@ -118,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.is_dir():
         raise ConfigError(f"-o {args.output}: the directory {str(out.parent)!r} does not exist")
-    dataset = load_dataset_arg(args.dataset)
+    dataset = load_dataset_arg(args.dataset, args)
     train_ids = _read_ids(args.train_ids) if args.train_ids else None
     options = trust_options(args, "per-criterion")
     options.pop("escalate_to", None)  # a cascade is applied at grading time, not fitted

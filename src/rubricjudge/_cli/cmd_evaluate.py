@@ -19,7 +19,7 @@ from .._errors import ConfigError
 from ._batch_args import add_batch_args, batch_options
 from ._call_limit import add_call_limit_args, check_calls, planned_calls
 from ._choices import LazyChoices
-from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
+from ._dataset_arg import EXAMPLE_PREFIX, add_hf_args, load_dataset_arg
 from ._grader_args import (
     GRADER_HELP,
     add_conversation_args,
@@ -43,7 +43,10 @@ def register(subparsers: Any) -> None:
         description="Grade every item of a dataset; with --run-dir the run survives crashes "
         "and kills and continues with --resume.",
     )
-    p.add_argument("dataset", help=f"dataset file (JSON, YAML, JSONL) or {EXAMPLE_PREFIX}NAME")
+    p.add_argument(
+        "dataset",
+        help=f"dataset file (JSON, YAML, JSONL) or {EXAMPLE_PREFIX}NAME, or a Hugging Face dataset",
+    )
     p.add_argument("--judge", help="judge spec (default: local)")
     p.add_argument("--judges", nargs="+", metavar="SPEC", help="an ensemble of judge specs")
     p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
@@ -71,6 +74,12 @@ def register(subparsers: Any) -> None:
         "--output",
         help="also write every item's report here, one JSON line each, as `grade -o` does "
         "(an item that failed is a line with its id, score null and the error)",
+    )
+    p.add_argument(
+        "--mlflow",
+        metavar="EXPERIMENT",
+        help="log the run to this MLflow experiment (parameters, metrics, the HTML report "
+        "with --run-dir) at $MLFLOW_TRACKING_URI; needs rubricjudge[mlflow]",
     )
     p.add_argument(
         "--dry-run",
@@ -111,6 +120,7 @@ def register(subparsers: Any) -> None:
         help="give the actors this variable too (repeatable)",
     )
     add_cache_args(p)
+    add_hf_args(p)
     add_trust_args(p)
     add_repeat_args(p)
     add_conversation_args(p)
@@ -118,6 +128,20 @@ def register(subparsers: Any) -> None:
     add_batch_args(p)
     add_call_limit_args(p)
     p.set_defaults(func=run)
+
+
+def _mlflow_params(args: argparse.Namespace, dataset: Any) -> dict[str, Any]:
+    rubric = getattr(dataset, "rubric", None)
+    return {
+        "dataset": _dataset_source(args.dataset),
+        "items": len(dataset.items),
+        "rubric": getattr(rubric, "name", None),
+        "rubric_version": getattr(rubric, "version", None),
+        "judge": ",".join(args.judges) if args.judges else (args.judge or "local"),
+        "grader": args.grader,
+        "calibration": getattr(args, "calibration", None),
+        "max_items": args.max_items,
+    }
 
 
 def _dataset_source(spec: str) -> str:
@@ -201,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
             "--ray-address, --ray-actors, --ray-env and --ray-env-var need --executor ray"
         )
     batch = None if args.dry_run else batch_options(args)
-    dataset = load_dataset_arg(args.dataset)
+    dataset = load_dataset_arg(args.dataset, args)
     grader = build_grader(args)
     note = uncalibrated_note(args, args.dataset)
     if note:
@@ -233,6 +257,13 @@ def run(args: argparse.Namespace) -> int:
             executor.close()
     if args.output:
         _write_reports(result, args.output)
+    if args.mlflow:
+        from .._report._mlflow import log_to_mlflow
+
+        run_id = log_to_mlflow(
+            args.mlflow, result, dataset, _mlflow_params(args, dataset), run_dir=args.run_dir
+        )
+        print(f"mlflow run: {run_id} (experiment {args.mlflow!r})", file=sys.stderr)
     if args.json:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2))
     else:

@@ -28,6 +28,7 @@ from .._runs._fingerprint import fingerprint
 from ._batch_args import add_batch_args, batch_options
 from ._call_limit import add_call_limit_args, check_calls, planned_calls
 from ._choices import LazyChoices
+from ._dataset_arg import HF_FLAGS, add_hf_args
 from ._grade_io import Item, Tally, iter_items
 from ._grader_args import (
     GRADER_HELP,
@@ -67,7 +68,8 @@ def register(subparsers: Any) -> None:
         "input",
         nargs="?",
         help="JSONL file of submissions ('submission': text, or 'messages': a conversation), "
-        "or - for stdin",
+        "- for stdin, or a Hugging Face dataset (a save_to_disk folder, .parquet, .arrow, "
+        "hf:NAME)",
     )
     p.add_argument("-o", "--output", help="write the JSONL reports here (default: stdout)")
     p.add_argument("--text", help="grade this one submission instead of an input file")
@@ -137,6 +139,7 @@ def register(subparsers: Any) -> None:
         default="holistic",
         help="how --group-method criteria orders equal scores (default holistic)",
     )
+    add_hf_args(p, labels=False, rubric=False)
     add_cache_args(p)
     add_trust_args(p)
     add_repeat_args(p)
@@ -161,6 +164,7 @@ class _Source:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.text: str | None = args.text
+        self.hf: tuple[Any, str, Any] | None = None
         self.query: str | None = args.query
         self.path: Path | None = None
         self.total: int | None = None
@@ -177,10 +181,41 @@ class _Source:
             if args.run_dir:
                 raise ConfigError("--run-dir needs an INPUT file: stdin cannot be read again")
             return
+        from .._datasets._hf import is_hf_source
+
+        if is_hf_source(args.input):
+            self._open_hf(args)
+            return
         self.path = Path(args.input)
         if not self.path.is_file():
             raise ConfigError(f"input file {args.input!r} not found")
         self._check(unique_ids=bool(args.run_dir))
+
+    def _open_hf(self, args: argparse.Namespace) -> None:
+        """A Hugging Face dataset as input: its rows through the column mapping, checked first."""
+        from .._datasets._hf import Columns, load_hf
+
+        ds, name = load_hf(args.input, split=args.split)
+        columns = Columns(
+            submission=args.submission_column,
+            id=args.id_column,
+            query=args.query_column,
+            reference=args.reference_column,
+            flags=HF_FLAGS,
+        )
+        self.hf = (ds, name, columns)
+        seen: dict[str, int] = {}
+        parts: list[Any] = []
+        for it in self.items():
+            first = seen.setdefault(it.id, it.line)
+            if args.run_dir and first != it.line:
+                raise ConfigError(
+                    f"{name} row {it.line}: the id {it.id!r} of row {first} again; "
+                    "with --run-dir every item needs its own id (--id-column)"
+                )
+            parts.append([it.id, it.submission, it.query, it.reference])
+        self.total = len(parts)
+        self.fingerprint = fingerprint(parts)
 
     def _check(self, *, unique_ids: bool) -> None:
         # every line is checked before the first judge call, and counted for the bar
@@ -209,6 +244,11 @@ class _Source:
         """Yield the items, reading one line at a time."""
         if self.text is not None:
             yield Item(line=0, id="1", submission=self.text, query=self.query, reference=None)
+        elif self.hf is not None:
+            from .._datasets._hf import iter_hf_rows
+
+            for n, ident, sub, query, ref in iter_hf_rows(*self.hf):
+                yield Item(line=n, id=ident, submission=sub, query=query, reference=ref)
         elif self.path is None:
             yield from iter_items(_strict_stdin(), "<stdin>")
         else:

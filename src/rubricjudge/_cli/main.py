@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rubric-based evaluation of LLM outputs.",
     )
     parser.add_argument("--version", action="version", version=f"rubricjudge {__version__}")
+    parser.add_argument(
+        "--otel",
+        action="store_true",
+        help="send OpenTelemetry traces (OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT); "
+        "needs rubricjudge[otel]",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"rubricjudge._cli.cmd_{name}").register(sub)
@@ -96,6 +102,10 @@ def _run(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        if args.otel:
+            from .._trace import enable_from_env
+
+            enable_from_env(force=True)
         code: int = args.func(args)
     except RubricJudgeError as e:
         print(f"rubricjudge: error: {e}", file=sys.stderr)

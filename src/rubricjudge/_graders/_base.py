@@ -33,6 +33,7 @@ from .._model._scoring import (
     on_scale,
 )
 from .._model._submission import is_part_list, to_reference
+from .._trace import span
 from ._combine import FailurePolicy
 from ._ensemble import JudgeSpec
 from ._inputs import (
@@ -326,7 +327,10 @@ class Grader(ABC):
     ) -> EvaluationReport:
         """Grade ``to_grade`` (text, thinking and output, or a conversation) against ``rubric``."""
         ctx = self._context(rubric, to_grade, query, reference_submission, item_id, examples)
-        report = await self._grade(ctx)
+        with span("rubricjudge.item") as s:
+            report = await self._grade(ctx)
+            if s is not None:
+                _describe_item(s, ctx, report)
         fields: dict[str, Any] = {"id": item_id}
         if self.length_penalty is not None:
             penalty = compute_length_penalty(ctx.submission, self.length_penalty)
@@ -406,3 +410,29 @@ def _spec_name(judge: Any) -> str:
     if isinstance(judge, str):
         return judge
     return str(getattr(judge, "name", None) or getattr(judge, "__name__", None) or "judge")
+
+
+def _describe_item(s: Any, ctx: GradeContext, report: EvaluationReport) -> None:
+    """The item span's attributes: what was graded, its score, how many judgments failed."""
+    attrs: dict[str, Any] = {
+        "rubricjudge.rubric": ctx.rubric.name or "",
+        "rubricjudge.criteria": len(ctx.rubric.criteria),
+        "rubricjudge.judge_calls": report.judge_calls,
+        "rubricjudge.cached_calls": report.cached_calls,
+        "rubricjudge.judge_errors": report.error_count,
+    }
+    if ctx.item_id is not None:
+        attrs["rubricjudge.item_id"] = ctx.item_id
+    if report.score is not None:
+        attrs["rubricjudge.score"] = report.score
+    usage = report.token_usage
+    if usage is not None:
+        attrs["gen_ai.usage.input_tokens"] = usage.prompt_tokens
+        attrs["gen_ai.usage.output_tokens"] = usage.completion_tokens
+    s.set_attributes(attrs)
+    if report.score is None or report.error:
+        from opentelemetry.trace import Status, StatusCode
+
+        error = report.error or "no criterion could be graded"
+        s.set_attribute("rubricjudge.error", error)
+        s.set_status(Status(StatusCode.ERROR, error[:200]))

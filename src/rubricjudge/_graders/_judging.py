@@ -27,6 +27,7 @@ from .._model._reports import (
 )
 from .._model._rubric import Criterion, CriterionVerdict
 from .._model._stability import Stability
+from .._trace import span
 
 __all__ = [
     "Member",
@@ -300,16 +301,18 @@ async def ask(
 ) -> Outcome:
     """Ask ``member`` about ``criterion``; failures come back as ``Outcome.error``."""
     out = Outcome(judge_id=member.id, weight=member.weight, shuffle_order=order)
-    response = await call(member, request, limiter=limiter, outcome=out)
-    if response is None:
-        return out
-    try:
-        read_into(out, criterion, response.data, order)
-    except JudgeError as e:
-        out.error = e
-        return out
-    out.probabilities = read_probabilities(criterion, response.probabilities, order)
-    out.features = response.features
+    with span(_SPAN) as s:
+        response = await _call(member, request, limiter=limiter, outcome=out)
+        if response is not None:
+            try:
+                read_into(out, criterion, response.data, order)
+            except JudgeError as e:
+                out.error = e
+            else:
+                out.probabilities = read_probabilities(criterion, response.probabilities, order)
+                out.features = response.features
+        if s is not None:
+            _describe(s, member, request, out, criterion)
     return out
 
 
@@ -321,6 +324,20 @@ async def call(
     outcome: Outcome,
 ) -> JudgeResponse | None:
     """Call the judge, recording usage, cost and errors on ``outcome``."""
+    with span(_SPAN) as s:
+        response = await _call(member, request, limiter=limiter, outcome=outcome)
+        if s is not None:
+            _describe(s, member, request, outcome, None)
+    return response
+
+
+async def _call(
+    member: Member,
+    request: JudgeRequest,
+    *,
+    limiter: AbstractAsyncContextManager[Any] | None,
+    outcome: Outcome,
+) -> JudgeResponse | None:
     try:
         async with limiter or nullcontext():
             response = await member.judge.judge(request)
@@ -342,3 +359,50 @@ async def call(
         "attempts": response.attempts,
     }
     return response
+
+
+_SPAN = "rubricjudge.judge"
+
+
+def _describe(
+    s: Any, member: Member, request: JudgeRequest, out: Outcome, criterion: Criterion | None
+) -> None:
+    """The judge call's span attributes: the GenAI semantic conventions, then ours."""
+    name = member.judge.name
+    system, _, model = name.partition("/")
+    attrs: dict[str, Any] = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.system": system,
+        "gen_ai.provider.name": system,
+        "gen_ai.request.model": model or name,
+        "rubricjudge.judge": member.id,
+        "rubricjudge.cache_hit": out.cached,
+    }
+    if out.info.get("model"):
+        attrs["gen_ai.response.model"] = out.info["model"]
+    if out.usage is not None:
+        attrs["gen_ai.usage.input_tokens"] = out.usage.prompt_tokens
+        attrs["gen_ai.usage.output_tokens"] = out.usage.completion_tokens
+    if out.cost is not None:
+        attrs["rubricjudge.cost_usd"] = out.cost
+    for tag in ("item", "key"):
+        value = request.tags.get(tag)
+        if value is not None:
+            attrs["rubricjudge.item_id" if tag == "item" else "rubricjudge.criterion"] = str(value)
+    if criterion is not None:
+        attrs["rubricjudge.criterion"] = criterion.key
+        label = out.verdict.value if out.verdict is not None else out.option_label
+        if label is not None and out.error is None:
+            attrs["rubricjudge.verdict"] = label
+        if out.score is not None and out.error is None:
+            attrs["rubricjudge.scale_score"] = out.score
+        confidence = out.confidence
+        if confidence is not None:
+            attrs["rubricjudge.probability"] = confidence
+    s.set_attributes(attrs)
+    if out.error is not None:
+        from opentelemetry.trace import Status, StatusCode
+
+        attrs_error = {"error.type": out.error.category, "rubricjudge.error": str(out.error)}
+        s.set_attributes(attrs_error)
+        s.set_status(Status(StatusCode.ERROR, str(out.error)[:200]))

@@ -31,7 +31,6 @@ from .._errors import DatasetError, missing_extra
 from .._limits import (
     MAX_DATASET_BYTES,
     DataLimitError,
-    json_loads,
     read_text,
     without_surrogates,
 )

@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport
+from .._trace import span
 from .._version import __version__
 from ._batch_judge import BatchJudge
 from ._batch_run import BatchOptions, check_batchable, refuse_open_batches, run_batches
@@ -96,9 +97,14 @@ async def drive(
         if executor is not None:
             raise ConfigError("batch_api and executor do not go together: choose one")
     wrapper = RecordingJudge if batch is None else BatchJudge
-    with RunSession(
-        grader, options.run_dir, total=total, wrapper=wrapper, executor=executor
-    ) as session:
+    with (
+        span("rubricjudge.run") as run_span,
+        RunSession(
+            grader, options.run_dir, total=total, wrapper=wrapper, executor=executor
+        ) as session,
+    ):
+        if run_span is not None:
+            _describe_run(run_span, session, meta, options)
         store = session.store
         finished: set[str] = set()
         if store is not None:
@@ -136,7 +142,39 @@ async def drive(
             )
         bar = make_progress(options.progress, total, len(finished))
         await session.run(jobs(finished), concurrency=lanes, bar=bar, on_done=on_done, room=room)
+        if run_span is not None:
+            _describe_outcome(run_span, session)
         return finish(session)
+
+
+def _describe_run(
+    s: Any, session: RunSession, meta: Mapping[str, str], options: RunOptions
+) -> None:
+    """The run span's attributes known at its start."""
+    attrs: dict[str, Any] = {
+        "rubricjudge.judges": [w.name for w in session.wrappers],
+        "rubricjudge.concurrency": options.concurrency,
+    }
+    if options.run_dir is not None:
+        attrs["rubricjudge.run_dir"] = str(options.run_dir)
+    for key in ("rubric", "dataset", "command"):
+        if meta.get(key):
+            attrs[f"rubricjudge.{key}"] = str(meta[key])
+    s.set_attributes(attrs)
+
+
+def _describe_outcome(s: Any, session: RunSession) -> None:
+    """The run span's attributes known at its end: what was graded and what failed."""
+    summary = session.summary()
+    s.set_attributes(
+        {
+            "rubricjudge.items_graded": summary.items_graded,
+            "rubricjudge.items_failed": summary.items_failed,
+            "rubricjudge.judge_calls": summary.judge_calls,
+        }
+    )
+    if summary.score_mean is not None:
+        s.set_attribute("rubricjudge.score_mean", summary.score_mean)
 
 
 class GradeItem(Protocol):
