@@ -35,6 +35,8 @@ COMMANDS: tuple[str, ...] = (
     "report",
     "label",
     "lint",
+    "draft",
+    "refine",
     "registry",
     "create_template",
     "migrate",
