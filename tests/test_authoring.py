@@ -258,7 +258,7 @@ def test_a_judge_failure_stops_refine_and_writes_nothing(
                 "--report", str(report))  # fmt: skip
     assert code == 1
     err = capsys.readouterr().err
-    assert "item a7" in err and "the judge failed" in err
+    assert "item a7" in err and "the judge failed" in err and "nothing was written" in err
     assert not out.exists() and not report.exists()
 
 

@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 _EXCERPT = 1_200
+_NOTHING = "; nothing was written"
 _SHOWN = 6
 _SAID = {"MET": "yes", "UNMET": "no"}  # how the per-criterion prompt names binary levels
 
@@ -201,16 +202,18 @@ def _verdict_text(report: Any, where: str) -> str:
 
     leaves = list(leaf_reports(report.report or []))
     if len(leaves) != 1 or report.error:
-        raise RunError(f"{where}: the judge failed ({report.error or 'no verdict'})")
+        raise RunError(f"{where}: the judge failed ({report.error or 'no verdict'}){_NOTHING}")
     cr = leaves[0]
     if cr.error is not None:
-        raise RunError(f"{where}: the judge failed ({cr.error_category or 'error'}: {cr.error})")
+        raise RunError(
+            f"{where}: the judge failed ({cr.error_category or 'error'}: {cr.error}){_NOTHING}"
+        )
     if cr.selection is not None:
         return str(cr.selection.label)
     if cr.scale_score is not None:
         return f"{cr.scale_score.score:g}"
     if cr.verdict is None:
-        raise RunError(f"{where}: the judge gave no verdict")
+        raise RunError(f"{where}: the judge gave no verdict{_NOTHING}")
     return str(cr.verdict.value)
 
 
@@ -482,7 +485,9 @@ async def refine_rubric(
     if not 0.0 < alpha < 1.0:
         raise ConfigError(f"alpha {alpha!r} must be between 0 and 1")
     if max_criteria < 0 or candidates < 0 or examples < 0 or concurrency < 1:
-        raise ConfigError("max_criteria, candidates and examples must be 0 or more")
+        raise ConfigError(
+            "max_criteria, candidates and examples must be 0 or more, and concurrency 1 or more"
+        )
     names = leaf_names(rubric)
     if dataset.rubric is not None and leaf_names(dataset.rubric) != names:
         raise ConfigError(
