@@ -30,30 +30,33 @@ from .._model._rubric import Rubric
 __all__ = ["DRAFT_SCHEMA", "DraftResult", "draft_rubric"]
 
 MAX_CRITERIA = 12
+MAX_TOKENS = 2_000  # a dozen criteria with options fit; the local judge's default is 512
 _EXCERPT = 2_000
 
 DRAFT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "name": {"type": "string"},
+        "name": {"type": "string", "maxLength": 80},
         "criteria": {
             "type": "array",
             "minItems": 1,
+            "maxItems": MAX_CRITERIA,
             "items": {
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string"},
-                    "requirement": {"type": "string"},
+                    "name": {"type": "string", "maxLength": 60},
+                    "requirement": {"type": "string", "maxLength": 300},
                     "kind": {"enum": ["check", "penalty", "scale"]},
                     "weight": {"type": "integer", "minimum": 1, "maximum": 10},
                     "options": {
                         "type": "array",
+                        "maxItems": 5,
                         "items": {
                             "type": "object",
                             "properties": {
-                                "label": {"type": "string"},
+                                "label": {"type": "string", "maxLength": 40},
                                 "value": {"type": "number", "minimum": 0, "maximum": 1},
-                                "description": {"type": "string"},
+                                "description": {"type": "string", "maxLength": 160},
                             },
                             "required": ["label", "value", "description"],
                             "additionalProperties": False,
@@ -213,6 +216,7 @@ async def _ask(judge: Any, user: str, seed: int, name: str, notes: list[str]) ->
         schema_name="rubric_draft",
         temperature=0.0,
         seed=seed,
+        max_tokens=MAX_TOKENS,
     )
     try:
         reply = await judge.judge(request)

@@ -56,12 +56,13 @@ PROPOSE_SCHEMA: dict[str, Any] = {
         "candidates": {
             "type": "array",
             "minItems": 1,
+            "maxItems": 5,
             "items": {
                 "type": "object",
                 "properties": {
                     "kind": {"enum": ["rewrite", "exclusion"]},
-                    "requirement": {"type": "string"},
-                    "why": {"type": "string"},
+                    "requirement": {"type": "string", "maxLength": 400},
+                    "why": {"type": "string", "maxLength": 200},
                 },
                 "required": ["kind", "requirement", "why"],
                 "additionalProperties": False,
@@ -412,6 +413,7 @@ async def _propose(
         schema_name="criterion_rewrites",
         temperature=0.0,
         seed=seed,
+        max_tokens=1_000,
     )
     name = c.key or c.requirement[:40]
     try:
