@@ -295,9 +295,18 @@ class _Grading:
         self.memo[(key, i)] = verdict
         return verdict
 
-    async def verdicts(self, c: Criterion, indices: Sequence[int]) -> list[str]:
-        key = c.model_dump_json(by_alias=True)
-        return list(await asyncio.gather(*(self._one(c, key, i) for i in indices)))
+    async def table(self, crits: Sequence[Criterion], indices: Sequence[int]) -> list[list[str]]:
+        """Each criterion's verdicts on the items, asked item by item (``[criterion][item]``).
+
+        One item's criteria are asked one after another, so a judge that reuses the
+        shared prompt prefix (the local judge's KV cache) reads each submission once.
+        """
+        keys = [c.model_dump_json(by_alias=True) for c in crits]
+        flat = await asyncio.gather(
+            *(self._one(c, key, i) for i in indices for c, key in zip(crits, keys, strict=True))
+        )
+        n = len(crits)
+        return [[flat[p * n + k] for p in range(len(indices))] for k in range(n)]
 
 
 def _labeller_counts(dataset: Any, indices: Sequence[int], name: str) -> tuple[int, int]:
@@ -522,8 +531,9 @@ async def refine_rubric(
     results: list[CriterionResult] = []
     propose_verdicts: dict[int, list[str]] = {}
     heldout_verdicts: dict[int, list[str]] = {}
+    every = await grading.table(leaves, propose + heldout)
     for k, c in enumerate(leaves):
-        got = await grading.verdicts(c, propose + heldout)
+        got = every[k]
         propose_verdicts[k], heldout_verdicts[k] = got[: len(propose)], got[len(propose) :]
         pn, pa = _agreement(propose_verdicts[k], [truths[i][k] for i in propose])
         hn, ha = _agreement(heldout_verdicts[k], [truths[i][k] for i in heldout])
@@ -577,17 +587,18 @@ async def refine_rubric(
         built[k] = tried
     tests = sum(len(v) for v in built.values())
     per_test = alpha / tests if tests else alpha
-    for k, tried in built.items():
-        r = results[k]
+    flat = [(k, kind, cand, why) for k, tried in built.items() for kind, cand, why in tried]
+    if flat:
+        say(f"judging {len(flat)} candidate(s) on {len(heldout)} held-out items")
+    judged = await grading.table([cand for _, _, cand, _ in flat], heldout) if flat else []
+    for (k, kind, cand, why), after in zip(flat, judged, strict=True):
         h_truths = [truths[i][k] for i in heldout]
-        before = heldout_verdicts[k]
-        for kind, cand, why in tried:
-            say(f"{r.name}: judging the {kind} candidate on {len(heldout)} held-out items")
-            after = await grading.verdicts(cand, heldout)
-            b, cc = _discordant(before, after, h_truths)
-            _, agree = _agreement(after, h_truths)
-            p = mcnemar_exact(b, cc)
-            r.candidates.append(CandidateResult(kind, cand, why, agree, b, cc, p, False))
+        b, cc = _discordant(heldout_verdicts[k], after, h_truths)
+        _, agree = _agreement(after, h_truths)
+        p = mcnemar_exact(b, cc)
+        results[k].candidates.append(CandidateResult(kind, cand, why, agree, b, cc, p, False))
+    for k in built:
+        r = results[k]
         passing = [x for x in r.candidates if x.c > x.b and x.p_value <= per_test]
         if passing:
             best = max(passing, key=lambda x: (x.agreement or 0.0, -x.p_value))
