@@ -134,6 +134,14 @@ async def _run(name: str, train: Any, test: Any, args: argparse.Namespace) -> No
     print(f"{'all criteria':28} {'':>16} {'':>7}  {_rate(*tot0):>18}  {_rate(*tot1):>18}")
     if fail0 or fail1:
         print(f"judge failures left out: {fail0} original, {fail1} refined")
+    for r in result.criteria:
+        for c in r.candidates:
+            text = c.criterion.requirement if c.kind != "examples" else "(examples added)"
+            agree = f"{c.agreement:.3f}" if c.agreement is not None else "-"
+            print(f"candidate {r.name} {c.kind}: {text[:90]!r} held-out {agree} "
+                  f"(+{c.c} -{c.b}, p={c.p_value:.3g})")  # fmt: skip
+        for d in r.dropped:
+            print(f"proposal {r.name} not tested: {d}")
     for line in result.changelog:
         print(f"kept: {line}")
     if not result.changed:

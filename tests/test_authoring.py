@@ -376,3 +376,13 @@ def test_draft_refuses_to_replace_a_file_without_force(
     assert out.read_text() == "mine\n" and chat_server.chat_requests == []
     assert _cli(chat_server, "draft", str(_task(tmp_path)), "-o", str(out), "--force") == 0
     assert len(Rubric.from_file(out).criteria) == 3
+
+
+async def test_a_proposal_that_repeats_the_wording_is_not_tested(chat_server: ChatServer) -> None:
+    chat_server.handler = judge_server(rewrite=f"  {REQUIREMENT} ")  # the 1.5B model's habit
+    judge = get_judge("openai/test", base_url=chat_server.base_url, cache=False)
+    result = await refine_rubric(_rubric(), _dataset(), judge, max_criteria=1, examples=0)
+    boils = result.criteria[0]
+    assert boils.targeted and boils.candidates == [] and result.tests == 0
+    assert boils.dropped == [f"rewrite {REQUIREMENT!r}: repeats the wording or another proposal"]
+    assert not result.changed and result.rubric is result.original

@@ -128,6 +128,7 @@ class CriterionResult:
     targeted: bool = False
     candidates: list[CandidateResult] = field(default_factory=list)
     change: CandidateResult | None = None
+    dropped: list[str] = field(default_factory=list)  # proposals not tested, and why
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
@@ -144,6 +145,7 @@ class CriterionResult:
             "targeted": self.targeted,
             "change": self.change.kind if self.change else None,
             "candidates": [c.to_dict() for c in self.candidates],
+            "dropped_proposals": self.dropped,
         }
 
 
@@ -576,6 +578,8 @@ async def refine_rubric(
                 the_judge, c, dataset.prompt, rubric.guidelines, wrong, note, candidates, seed
             ):
                 if not text or text.casefold() in seen:
+                    why_not = "empty" if not text else "repeats the wording or another proposal"
+                    r.dropped.append(f"{kind} {text[:80]!r}: {why_not}")
                     continue
                 seen.add(text.casefold())
                 tried.append((kind, c.model_copy(update={"requirement": text}), why))
