@@ -386,3 +386,15 @@ async def test_a_proposal_that_repeats_the_wording_is_not_tested(chat_server: Ch
     assert boils.targeted and boils.candidates == [] and result.tests == 0
     assert boils.dropped == [f"rewrite {REQUIREMENT!r}: repeats the wording or another proposal"]
     assert not result.changed and result.rubric is result.original
+
+
+def test_draft_asks_again_when_the_judge_repeats_a_criterion(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    one = GOOD_DRAFT["criteria"][0]
+    chat_server.script(Reply.json({"name": "x", "criteria": [one, one, one]}), GOOD_DRAFT)
+    out = tmp_path / "drafted.yaml"
+    assert _cli(chat_server, "draft", str(_task(tmp_path)), "-o", str(out)) == 0
+    assert len(Rubric.from_file(out).criteria) == 3
+    second = chat_server.chat_requests[1].json["messages"][-1]["content"]
+    assert "dropped criteria[1]: it repeats an earlier requirement" in second

@@ -166,7 +166,7 @@ def rubric_from_reply(data: Any, *, name: str, notes: list[str]) -> Rubric:
         if not requirement:
             raise ValueError(f"{where}.requirement is empty")
         if requirement.casefold() in texts:
-            notes.append(f"dropped {where}: it repeats an earlier requirement")
+            notes.append(f"dropped {where}: it repeats an earlier requirement; write another")
             continue
         texts.add(requirement.casefold())
         kind = c.get("kind")
@@ -199,10 +199,11 @@ def rubric_from_reply(data: Any, *, name: str, notes: list[str]) -> Rubric:
     return Rubric(criteria, name=title, id=_slug(title), version="1.0.0")
 
 
-def _rank(findings: Sequence[LintFinding]) -> tuple[int, int]:
+def _rank(findings: Sequence[LintFinding], notes: Sequence[str]) -> tuple[int, int]:
+    """Errors, then warnings and repeated criteria dropped: fewer is better."""
     return (
         sum(1 for f in findings if f.severity == "error"),
-        sum(1 for f in findings if f.severity == "warning"),
+        sum(1 for f in findings if f.severity == "warning") + sum("repeats" in n for n in notes),
     )
 
 
@@ -280,9 +281,11 @@ async def draft_rubric(
     rubric = await _ask(the_judge, user, seed, name, notes)
     findings = lint_rubric(rubric)
     for _ in range(repair_rounds):
-        if not any(f.severity != "info" for f in findings):
+        problems = [str(f) for f in findings if f.severity != "info"]
+        problems += [n for n in notes if "repeats" in n]  # lint never sees a dropped repeat
+        if not problems:
             break
-        listed = "\n".join(f"- {f}" for f in findings if f.severity != "info")
+        listed = "\n".join(f"- {p}" for p in problems)
         again = (
             f"{user}\n\nA first draft was:\n{json.dumps(_as_reply(rubric), indent=1)}\n\n"
             f"A rubric checker found:\n{listed}\n\nWrite the rubric again with these fixed."
@@ -290,9 +293,9 @@ async def draft_rubric(
         tried_notes: list[str] = []
         tried = await _ask(the_judge, again, seed, name, tried_notes)
         tried_findings = lint_rubric(tried)
-        if _rank(tried_findings) < _rank(findings):
+        if _rank(tried_findings, tried_notes) < _rank(findings, notes):
             rubric, findings = tried, tried_findings
-            notes = notes + tried_notes + ["the judge rewrote the draft to fix lint findings"]
+            notes = tried_notes + ["the judge rewrote the draft to fix what the checker found"]
     digest = hashlib.sha256(user.encode("utf-8")).hexdigest()[:16]
     judge_name = str(getattr(the_judge, "name", judge))
     rubric = rubric.model_copy(
