@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._authoring import (
     CandidateResult,
-    CriterionResult,
+    CriterionRefinement,
     DraftResult,
     RefineResult,
     draft_rubric,
@@ -19,7 +19,7 @@ from ._authoring import (
 
 __all__ = [
     "CandidateResult",
-    "CriterionResult",
+    "CriterionRefinement",
     "DraftResult",
     "RefineResult",
     "draft_rubric",

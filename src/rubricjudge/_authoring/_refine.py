@@ -40,7 +40,7 @@ from ._stats import TEST_NAME, mcnemar_exact
 __all__ = [
     "PROPOSE_SCHEMA",
     "CandidateResult",
-    "CriterionResult",
+    "CriterionRefinement",
     "RefineResult",
     "refine_rubric",
 ]
@@ -113,7 +113,7 @@ class CandidateResult:
 
 
 @dataclass
-class CriterionResult:
+class CriterionRefinement:
     """One leaf criterion: agreement before and after, and the candidates tried."""
 
     name: str
@@ -155,7 +155,7 @@ class RefineResult:
 
     original: Rubric
     rubric: Rubric
-    criteria: list[CriterionResult]
+    criteria: list[CriterionRefinement]
     judge: str
     seed: int
     alpha: float
@@ -530,7 +530,7 @@ async def refine_rubric(
     texts = {i: _submission_text(dataset.items[i]) for i in propose}
 
     say(f"judging {len(leaves)} criteria on {len(labelled)} labelled items")
-    results: list[CriterionResult] = []
+    results: list[CriterionRefinement] = []
     propose_verdicts: dict[int, list[str]] = {}
     heldout_verdicts: dict[int, list[str]] = {}
     every = await grading.table(leaves, propose + heldout)
@@ -540,7 +540,9 @@ async def refine_rubric(
         pn, pa = _agreement(propose_verdicts[k], [truths[i][k] for i in propose])
         hn, ha = _agreement(heldout_verdicts[k], [truths[i][k] for i in heldout])
         pairs, differ = _labeller_counts(dataset, propose, names[k])
-        results.append(CriterionResult(names[k], c.requirement, pn, pa, pairs, differ, hn, ha, ha))
+        results.append(
+            CriterionRefinement(names[k], c.requirement, pn, pa, pairs, differ, hn, ha, ha)
+        )
 
     def badness(k: int) -> float:
         r = results[k]
