@@ -69,6 +69,7 @@ TOP_LEVEL = [
 ]
 
 TOPIC_MODULES = [
+    "authoring",
     "conversations",
     "dataknobs",
     "errors",

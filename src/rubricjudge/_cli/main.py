@@ -36,6 +36,8 @@ COMMANDS: tuple[str, ...] = (
     "export",
     "label",
     "lint",
+    "draft",
+    "refine",
     "registry",
     "create_template",
     "migrate",
