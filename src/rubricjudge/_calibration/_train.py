@@ -193,6 +193,7 @@ def fit_groups(
     *,
     probe_c: float = PROBE_C,
     criterion_l2: float | None = None,
+    probe_blocks: Sequence[str] | None = None,
 ) -> list[CalibrationGroup]:
     """Fit every group the samples support (see the module docstring).
 
@@ -210,7 +211,7 @@ def fit_groups(
     for gid in sorted(g for g in by_group if g.startswith("pooled")):
         fitted = _fit_group(gid, by_group[gid], MIN_POOLED)
         if fitted is not None and method == "probe" and _probed(fitted):
-            fitted = _with_probe(fitted, by_group[gid], probe_c)
+            fitted = _with_probe(fitted, by_group[gid], probe_c, probe_blocks)
         if fitted is not None:
             pooled.append(fitted)
     first = Calibration(judge="", verdict_method="", groups=pooled)
@@ -252,7 +253,12 @@ def _probed(group: CalibrationGroup) -> bool:
     return group.labels == list(BINARY) or not set(group.labels) & ANSWERS
 
 
-def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) -> CalibrationGroup:
+def _with_probe(
+    group: CalibrationGroup,
+    samples: Sequence[Sample],
+    c: float,
+    blocks: Sequence[str] | None = None,
+) -> CalibrationGroup:
     view = _placed(samples) if group.id.startswith(POSITIONS) else list(samples)
     usable = [(s, v) for s, v in zip(samples, view, strict=True) if v.truth in group.labels]
     missing = sum(s.features is None for s, _ in usable)
@@ -271,6 +277,7 @@ def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) ->
             ],
             [v.truth == "MET" for _, v in usable],
             regularisation=c,
+            blocks=blocks,
         )
     elif len({v.truth for _, v in usable}) < 2:  # one label only: the scale and biases stay
         return group
@@ -281,6 +288,7 @@ def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) ->
             [group.labels.index(v.truth) for _, v in usable],
             len(group.labels),
             regularisation=c,
+            blocks=blocks,
         )
     with_probe = group.model_copy(update={"probe": probe})
     cal = Calibration(judge="", verdict_method="", groups=[with_probe])

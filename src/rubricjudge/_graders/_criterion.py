@@ -267,6 +267,7 @@ class CriterionGrader(Grader):
             schema=criterion_schema(criterion, method, self.offer_cannot_assess, answer_order),
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
+            pool_chars=(prefix.submission_at, len(prefix.text)),
             decision=criterion_decision(criterion, self.offer_cannot_assess),
             tags={"criterion": index, "key": criterion.key, "item": ctx.item_id},
         )

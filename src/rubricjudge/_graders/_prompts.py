@@ -138,6 +138,8 @@ class Prefix:
     code: str
     n_examples: int
     submission_text: str = ""
+    submission_at: int = 0
+    """Where the submission's block starts in ``text`` (it runs to the end)."""
 
 
 CONVERSATION_HEADING = (
@@ -186,8 +188,10 @@ def build_prefix(
             + _block("thinking", code, sub.thinking)
         )
     parts.append(f"{heading}\n" + _block("submission", code, shown))
+    before = "\n\n".join(parts[:-1])
     return Prefix(
         text="\n\n".join(parts) + "\n\n",
+        submission_at=len(before) + 2 + len(heading) + 1 if before else len(heading) + 1,
         code=code,
         n_examples=len(examples),
         submission_text=shown,

@@ -41,6 +41,7 @@ from .._errors import ConfigError, JudgeError, install_hint
 from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._local_decide import decision_layout, remainder_grammar, value_probabilities
+from ._local_states import Capture, install_capture
 from ._local_worker import shared_scheduler
 from ._model_files import MODEL_FILENAME, MODEL_SHA256, default_model_path, model_chunk_paths
 from ._parse import parse_json_reply
@@ -96,6 +97,7 @@ class _Model:
     n_ctx: int
     grammars: dict[str, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    capture: Capture | None = None
 
 
 _MODELS: dict[tuple[Any, ...], _Model] = {}
@@ -150,14 +152,22 @@ def _load(path: Path, opts: Mapping[str, Any]) -> _Model:
     # repacked (AMX) weight buffers segfault on CPUs whose AMX is not usable, so the
     # default parameters are adjusted while this model loads.
     original = lib.llama_model_default_params
+    original_ctx = lib.llama_context_default_params
+    captures: list[Capture] = []
 
     def params() -> Any:
         p = original()
         p.use_extra_bufts = bool(opts["use_extra_bufts"])
         return p
 
+    def ctx_params() -> Any:  # the hook that reads intermediate layers (_local_states)
+        p = original_ctx()
+        captures.append(install_capture(llama_cpp, p))
+        return p
+
     with _PATCH_LOCK:
         lib.llama_model_default_params = params
+        lib.llama_context_default_params = ctx_params
         try:
             llm = llama_cpp.Llama(
                 model_path=str(path),
@@ -171,8 +181,14 @@ def _load(path: Path, opts: Mapping[str, Any]) -> _Model:
             raise ConfigError(f"cannot load the local model {str(path)!r}: {e}") from e
         finally:
             lib.llama_model_default_params = original
+            lib.llama_context_default_params = original_ctx
+    capture = captures[-1] if captures else None
+    if capture is not None:
+        capture.configure(int(llm.n_embd()), int(lib.llama_model_n_layer(llm.model)))
     name = path.name.removesuffix(".gguf")
-    return _Model(llm=llm, name=name, scaffold=_scaffold(llm), n_ctx=int(opts["n_ctx"]))
+    return _Model(
+        llm=llm, name=name, scaffold=_scaffold(llm), n_ctx=int(opts["n_ctx"]), capture=capture
+    )
 
 
 def _grammar(model: _Model, schema: Mapping[str, Any]) -> Any:
@@ -427,6 +443,24 @@ class _Run:
                 why += f" (cut off at max_tokens={self.max_tokens})"
             raise JudgeError(why, category="parse", raw_text=text) from None
 
+    def _span(self, request: JudgeRequest) -> tuple[int, int] | None:
+        """The token positions of ``request.pool_chars`` (the submission), if any."""
+        if request.pool_chars is None or not request.features:
+            return None
+        a, b = request.pool_chars
+        head, _, _ = self.model.scaffold
+        llm = self.model.llm
+
+        def n(text: str, special: bool) -> int:
+            return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=special))
+
+        _, mid, _ = self.model.scaffold
+        start = (n(head, True) if head else 0) + (n(request.system, False) if request.system else 0)
+        start += n(mid, True) if mid else 0
+        lo = start + (n(request.user[:a], False) if a else 0)
+        hi = start + (n(request.user[:b], False) if b else 0)
+        return (lo, hi) if hi > lo else None
+
     def _tok(self, text: str) -> list[int]:
         return list(self.model.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
@@ -461,6 +495,8 @@ class _Run:
             temperature=self.temperature,
             seed=self.seed,
             hidden=request.features,
+            capture=self.model.capture if request.features else None,
+            span=self._span(request),
         )
         feats = decided.hidden
         if at > 0:

@@ -1,0 +1,236 @@
+"""Which of the local judge's hidden states a probe should read: layers, pooling, unlabelled.
+
+Run: ``python benchmarks/probe_layers.py [--ricechem DIR] [--select train|test] [--repeats 5]``
+after ``judge_agreement.py`` (or this script) has judged the answers: it reads the same
+cache (``benchmarks/.cache/ricechem_q*.npz``), whose features hold every block of
+``rubricjudge._judges._local_states.BLOCKS``.
+
+Protocol, as ``judge_agreement.py``'s (b): N labelled answers per question drawn from
+RiceChem's train split fit one probe over all questions' criteria (as ``calibrate`` on a
+file of several questions does). ``--select train`` scores the *other* judged train
+answers (what defaults are chosen on); ``--select test`` scores the test split (what is
+reported, once the choice is made). Every figure is agreement with the teaching
+assistants' labels, micro-averaged over (answer, criterion) pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
+
+from _realdata import Judged, ricechem_dir  # noqa: E402
+from judge_agreement import auc, load_ricechem  # noqa: E402
+
+from rubricjudge._features import BLOCKS  # noqa: E402
+
+
+def block(c: Judged, name: str) -> np.ndarray:
+    assert c.features is not None
+    v = np.frombuffer(c.features, dtype="<f2").astype(np.float32)
+    d = v.size // len(BLOCKS)
+    i = BLOCKS.index(name)
+    return v[i * d : (i + 1) * d]
+
+
+def logodds(c: Judged) -> float:
+    a = max(c.probabilities.get("MET", 0.0), 1e-6)
+    b = max(c.probabilities.get("UNMET", 0.0), 1e-6)
+    return max(-13.8, min(13.8, math.log(a / b)))
+
+
+Feat = Callable[[Judged], np.ndarray]
+
+
+def feats(names: Sequence[str]) -> Feat:
+    def f(c: Judged) -> np.ndarray:
+        return np.concatenate([block(c, n) for n in names] + [np.array([logodds(c)])])
+
+    return f
+
+
+def fit_predict(
+    train: Sequence[Judged],
+    test: Sequence[Judged],
+    feat: Feat,
+    c_reg: float,
+    *,
+    per_criterion: bool = False,
+    unlabelled: Sequence[Judged] = (),
+    pca: int = 0,
+) -> np.ndarray:
+    """P(MET) for ``test`` from an L2 logistic probe on ``train`` (standardised inputs).
+
+    ``unlabelled`` answers (no labels used) give the standardisation and, with ``pca``,
+    the principal directions the probe is fitted in.
+    """
+    from sklearn.decomposition import PCA
+    from sklearn.linear_model import LogisticRegression
+
+    xtr = np.stack([feat(c) for c in train]).astype(np.float64)
+    xte = np.stack([feat(c) for c in test]).astype(np.float64)
+    ytr = np.array([c.truth == "MET" for c in train], dtype=int)
+    pool = np.concatenate([xtr, np.stack([feat(c) for c in unlabelled])]) if unlabelled else xtr
+    mean, scale = pool.mean(axis=0), pool.std(axis=0) + 1e-3
+    xtr, xte, pool = (xtr - mean) / scale, (xte - mean) / scale, (pool - mean) / scale
+    if pca:
+        p = PCA(n_components=min(pca, len(pool) - 1)).fit(pool[:, :-1])
+        xtr = np.concatenate([p.transform(xtr[:, :-1]), xtr[:, -1:]], axis=1)
+        xte = np.concatenate([p.transform(xte[:, :-1]), xte[:, -1:]], axis=1)
+    if not per_criterion:
+        if len(set(ytr)) < 2:
+            return np.full(len(test), ytr.mean())
+        m = LogisticRegression(C=c_reg, max_iter=3000).fit(xtr, ytr)
+        out: np.ndarray = m.predict_proba(xte)[:, 1]
+        return out
+    out = np.zeros(len(test))
+    keys_tr = [(c.source, c.crit) for c in train]
+    keys_te = [(c.source, c.crit) for c in test]
+    for key in set(keys_te):
+        itr = [i for i, k in enumerate(keys_tr) if k == key]
+        ite = [i for i, k in enumerate(keys_te) if k == key]
+        y = ytr[itr]
+        if len(set(y)) < 2:
+            out[ite] = 0.5 * 0 + (y.mean() if len(y) else 0.5)
+            continue
+        m = LogisticRegression(C=c_reg, max_iter=3000).fit(xtr[itr], y)
+        out[ite] = m.predict_proba(xte[ite])[:, 1]
+    return out
+
+
+def scores(cases: Sequence[Judged], p: np.ndarray) -> tuple[float, float, float]:
+    gold = np.array([c.truth == "MET" for c in cases])
+    pred = p > 0.5
+    acc = float((gold == pred).mean())
+    pg, pp = gold.mean(), pred.mean()
+    pe = pg * pp + (1 - pg) * (1 - pp)
+    kappa = (acc - pe) / (1 - pe) if pe < 1 else math.nan
+    return acc, kappa, auc(list(gold), list(p))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ricechem")
+    ap.add_argument("--select", choices=["train", "test"], default="train")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--n", type=int, nargs="*", default=[10])
+    ap.add_argument("--configs", nargs="*")
+    args = ap.parse_args()
+    rc = load_ricechem(ricechem_dir(args.ricechem), None, True)
+    for q in rc:
+        for part in ("train", "test"):
+            rc[q][part] = [c for c in rc[q][part] if c.features and len(c.features) > 4000]
+    d_layers = [b for b in BLOCKS if b.startswith("d")]
+    s_layers = [b for b in BLOCKS if b.startswith("s")]
+    configs: dict[str, dict[str, object]] = {
+        "final C=.01 (today)": {"feat": feats(["final"]), "c": 0.01},
+    }
+    for b in d_layers:
+        configs[f"{b} C=.01"] = {"feat": feats([b]), "c": 0.01}
+    configs["d14+d18+d22 C=.003"] = {"feat": feats(["d14", "d18", "d22"]), "c": 0.003}
+    configs["d12..d24 concat C=.002"] = {"feat": feats(d_layers[1:]), "c": 0.002}
+    for b in s_layers:
+        configs[f"{b} per-criterion C=.01"] = {"feat": feats([b]), "c": 0.01, "per": True}
+    configs["final+s16 per-criterion C=.01"] = {
+        "feat": feats(["final", "s16"]),
+        "c": 0.01,
+        "per": True,
+    }
+    configs["d18 unlabelled-standardised C=.01"] = {"feat": feats(["d18"]), "c": 0.01, "unl": True}
+    configs["d18 PCA32 of all answers C=.1"] = {
+        "feat": feats(["d18"]),
+        "c": 0.1,
+        "unl": True,
+        "pca": 32,
+    }
+    if args.configs:
+        configs = {k: v for k, v in configs.items() if any(s in k for s in args.configs)}
+    print(f"select on {args.select}; {args.repeats} draws per N")
+    print(f"{'config':40} {'N':>3} {'acc':>6} {'(min-max)':>13} {'kappa':>6} {'AUC':>6}")
+    for n in args.n:
+        for name, cfg in configs.items():
+            runs = []
+            for r in range(args.repeats):
+                rng = random.Random(1000 * n + r)
+                train: list[Judged] = []
+                held: list[Judged] = []
+                for q in rc:
+                    items = sorted({c.item for c in rc[q]["train"]})
+                    chosen = set(rng.sample(items, min(n, len(items))))
+                    train += [c for c in rc[q]["train"] if c.item in chosen]
+                    if args.select == "train":
+                        held += [c for c in rc[q]["train"] if c.item not in chosen]
+                    else:
+                        held += rc[q]["test"]
+                unl = held if cfg.get("unl") else ()
+                p = fit_predict(
+                    train,
+                    held,
+                    cfg["feat"],  # type: ignore[arg-type]
+                    float(cfg["c"]),  # type: ignore[arg-type]
+                    per_criterion=bool(cfg.get("per")),
+                    unlabelled=unl,
+                    pca=int(cfg.get("pca", 0)),  # type: ignore[call-overload]
+                )
+                runs.append(scores(held, p))
+            accs = [a for a, _, _ in runs]
+            print(
+                f"{name:40} {n:3d} {statistics.mean(accs):6.1%} "
+                f"({min(accs):5.1%}-{max(accs):5.1%}) "
+                f"{statistics.mean(k for _, k, _ in runs):6.3f} "
+                f"{statistics.mean(a for _, _, a in runs):6.3f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
+
+
+# -- which answers to label first ---------------------------------------------------
+def label_orders(
+    answers: dict[int, list[Judged]], seed: int, pooled_block: str = "s16"
+) -> dict[str, list[int]]:
+    """Orders of one question's answers (item ids) a person would label them in."""
+    from types import SimpleNamespace
+
+    from rubricjudge._label._judged import Judged as LabelJudged
+    from rubricjudge._label._order import order_items
+
+    items = sorted(answers)
+    judged = []
+    for i in items:
+        row = {}
+        for c in answers[i]:
+            p = c.probabilities.get("MET", 0.0)
+            ans = "MET" if p >= 0.5 else "UNMET"
+            row[str(c.crit)] = LabelJudged(answer=ans, confidence=max(p, 1 - p), reason="")
+        judged.append(row)
+    ds = SimpleNamespace(items=items, get_item_query=lambda i: "q")
+    out = {
+        name: [items[k] for k in order_items(name, ds, judged, seed=seed)]
+        for name in ("random", "uncertain")
+    }
+    # diversity: farthest-first over the pooled submission states (k-center greedy)
+    x = np.stack([block(answers[i][0], pooled_block) for i in items]).astype(np.float64)
+    x = (x - x.mean(axis=0)) / (x.std(axis=0) + 1e-3)
+    rng = random.Random(seed)
+    first = rng.randrange(len(items))
+    chosen = [first]
+    dist = np.linalg.norm(x - x[first], axis=1)
+    while len(chosen) < len(items):
+        k = int(np.argmax(dist))
+        chosen.append(k)
+        dist = np.minimum(dist, np.linalg.norm(x - x[k], axis=1))
+    out["diverse"] = [items[k] for k in chosen]
+    return out
