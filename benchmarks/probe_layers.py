@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 
-from _realdata import Judged, ricechem_dir  # noqa: E402
+from _realdata import FeatureCache, Judged, ricechem_dir  # noqa: E402
 from judge_agreement import auc, load_ricechem  # noqa: E402
 
 from rubricjudge._features import BLOCKS  # noqa: E402
@@ -119,6 +119,21 @@ def scores(cases: Sequence[Judged], p: np.ndarray) -> tuple[float, float, float]
     return acc, kappa, auc(list(gold), list(p))
 
 
+def merge_parts() -> None:
+    """Fold ``judge_ricechem.py``'s per-part caches into the ones ``load_ricechem`` reads."""
+    for q in (1, 2, 3, 4):
+        whole = FeatureCache(f"ricechem_q{q}")
+        changed = False
+        for part in ("train", "test"):
+            piece = FeatureCache(f"ricechem_q{q}_{part}")
+            for key, row in piece.rows.items():
+                if whole.rows.get(key) != row:
+                    whole.rows[key] = row
+                    changed = True
+        if changed:
+            whole.save()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ricechem")
@@ -127,6 +142,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, nargs="*", default=[10])
     ap.add_argument("--configs", nargs="*")
     args = ap.parse_args()
+    merge_parts()
     rc = load_ricechem(ricechem_dir(args.ricechem), None, True)
     for q in rc:
         for part in ("train", "test"):

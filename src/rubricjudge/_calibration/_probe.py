@@ -114,7 +114,7 @@ class Probe(BaseModel):
     def _hidden(self, features: bytes) -> np.ndarray:
         names = self.blocks or ["final"]
         try:
-            h = block_values(features, names, width=self.dim // len(names))
+            h: np.ndarray = block_values(features, names, width=self.dim // len(names))
         except ValueError as e:
             raise ConfigError(
                 f"the judge's hidden state does not fit this probe ({e}): it was fitted for "
