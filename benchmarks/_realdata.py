@@ -156,7 +156,8 @@ def _grader() -> Any:
         calibration=None,
         evidence="off",
         reasons=False,
-        judge_options={"cache": False},
+        # every block the judge can read: probe_layers.py compares them (docs/trust.md)
+        judge_options={"cache": False, "extra_params": {"hidden_blocks": "all"}},
     )
     grader.features = True
     return grader

@@ -3,7 +3,7 @@
 Run: ``python benchmarks/probe_layers.py [--ricechem DIR] [--select train|test] [--repeats 5]``
 after ``judge_agreement.py`` (or this script) has judged the answers: it reads the same
 cache (``benchmarks/.cache/ricechem_q*.npz``), whose features hold every block of
-``rubricjudge._judges._local_states.BLOCKS``.
+``rubricjudge._features.RESEARCH_BLOCKS`` (the judge's ``hidden_blocks: all``).
 
 Protocol, as ``judge_agreement.py``'s (b): N labelled answers per question drawn from
 RiceChem's train split fit one probe over all questions' criteria (as ``calibrate`` on a
@@ -33,15 +33,14 @@ os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 from _realdata import FeatureCache, Judged, ricechem_dir  # noqa: E402
 from judge_agreement import auc, load_ricechem  # noqa: E402
 
-from rubricjudge._features import BLOCKS  # noqa: E402
+from rubricjudge._features import RESEARCH_BLOCKS as BLOCKS  # noqa: E402
+from rubricjudge._features import block_values  # noqa: E402
 
 
 def block(c: Judged, name: str) -> np.ndarray:
     assert c.features is not None
-    v = np.frombuffer(c.features, dtype="<f2").astype(np.float32)
-    d = v.size // len(BLOCKS)
-    i = BLOCKS.index(name)
-    return v[i * d : (i + 1) * d]
+    out: np.ndarray = block_values(c.features, [name])
+    return out
 
 
 def logodds(c: Judged) -> float:
@@ -69,6 +68,7 @@ def fit_predict(
     per_criterion: bool = False,
     unlabelled: Sequence[Judged] = (),
     pca: int = 0,
+    ensemble: Sequence[Sequence[str]] = (),
 ) -> np.ndarray:
     """P(MET) for ``test`` from an L2 logistic probe on ``train`` (standardised inputs).
 
@@ -88,6 +88,13 @@ def fit_predict(
         p = PCA(n_components=min(pca, len(pool) - 1)).fit(pool[:, :-1])
         xtr = np.concatenate([p.transform(xtr[:, :-1]), xtr[:, -1:]], axis=1)
         xte = np.concatenate([p.transform(xte[:, :-1]), xte[:, -1:]], axis=1)
+    if ensemble:  # one probe per block, their log-odds averaged
+        z = np.zeros(len(test))
+        for names in ensemble:
+            p = fit_predict(train, test, feats(names), c_reg, unlabelled=unlabelled)
+            p = np.clip(p, 1e-6, 1 - 1e-6)
+            z += np.log(p / (1 - p))
+        return 1 / (1 + np.exp(-z / len(ensemble)))
     if not per_criterion:
         if len(set(ytr)) < 2:
             return np.full(len(test), ytr.mean())
@@ -95,8 +102,8 @@ def fit_predict(
         out: np.ndarray = m.predict_proba(xte)[:, 1]
         return out
     out = np.zeros(len(test))
-    keys_tr = [(c.source, c.crit) for c in train]
-    keys_te = [(c.source, c.crit) for c in test]
+    keys_tr = [(c.source.split()[0], c.crit) for c in train]
+    keys_te = [(c.source.split()[0], c.crit) for c in test]
     for key in set(keys_te):
         itr = [i for i, k in enumerate(keys_tr) if k == key]
         ite = [i for i, k in enumerate(keys_te) if k == key]
@@ -134,19 +141,120 @@ def merge_parts() -> None:
             whole.save()
 
 
+def no_labels(rc: dict[int, dict[str, list[Judged]]], parts: Sequence[str]) -> None:
+    """Methods that use no label: the judge, and the judge smoothed over similar answers.
+
+    Smoothing is transductive: each answer's log-odds on a criterion is averaged with
+    those of its k most similar answers to the same question (cosine on the pooled
+    submission states), which needs only the answers being graded.
+    """
+    print(f"\nno labels ({'+'.join(parts)} answers)")
+    print(f"{'method':40} {'n':>5} {'acc':>6} {'kappa':>6} {'AUC':>6} {'MET%':>6}")
+    cases = [c for q in rc for part in parts for c in rc[q][part]]
+
+    def show(name: str, p: np.ndarray) -> None:
+        acc, kappa, a = scores(cases, p)
+        print(f"{name:40} {len(cases):5d} {acc:6.1%} {kappa:6.3f} {a:6.3f} {(p > 0.5).mean():6.1%}")
+
+    show("always MET", np.full(len(cases), 0.75))
+    show("judge alone", np.array([c.probabilities.get("MET", 0.0) for c in cases]))
+    lo_all = np.array([logodds(c) for c in cases])
+    for share in (0.2, 0.3, 0.4, 0.5):  # each criterion's least likely answers are UNMET
+        z = np.zeros(len(cases))
+        groups: dict[tuple[str, int], list[int]] = {}
+        for i, c in enumerate(cases):
+            groups.setdefault((c.source.split()[0], c.crit), []).append(i)
+        for idx in groups.values():
+            cut = np.quantile(lo_all[idx], share)
+            z[idx] = lo_all[idx] - cut + 1e-6
+        show(f"each criterion's lowest {share:.0%} UNMET", 1 / (1 + np.exp(-z)))
+    for blk in ("s16", "s24", "final"):
+        for k in (5, 10):
+            z = np.zeros(len(cases))
+            for q in rc:
+                qc = [(i, c) for i, c in enumerate(cases) if c.source.split()[0] == f"q{q}"]
+                items = sorted({c.item for _, c in qc})
+                if not items:
+                    continue
+                emb = {}
+                for _, c in qc:
+                    emb.setdefault(c.item, block(c, blk) if blk != "final" else None)
+                if blk == "final":  # the answer's mean decision state over its criteria
+                    acc: dict[int, list[np.ndarray]] = {}
+                    for _, c in qc:
+                        acc.setdefault(c.item, []).append(block(c, "final"))
+                    emb = {i: np.mean(v, axis=0) for i, v in acc.items()}
+                x = np.stack([emb[i] for i in items]).astype(np.float64)
+                x = x - x.mean(axis=0)
+                x /= np.linalg.norm(x, axis=1, keepdims=True) + 1e-9
+                sim = x @ x.T
+                pos = {i: n for n, i in enumerate(items)}
+                lo = {(c.item, c.crit): logodds(c) for _, c in qc}
+                for gi, c in qc:
+                    near = np.argsort(-sim[pos[c.item]])[: k + 1]
+                    vals = [lo.get((items[j], c.crit)) for j in near]
+                    z[gi] = np.mean([v for v in vals if v is not None])
+            show(f"judge smoothed over {k} nearest ({blk})", 1 / (1 + np.exp(-z)))
+
+
+def compare_orders(rc: dict[int, dict[str, list[Judged]]], ns: Sequence[int], repeats: int) -> None:
+    """The label page's orders: the first N answers of each question labelled, test scored.
+
+    The probe is today's (``final``, C=0.01); the pool is each question's judged train
+    answers, the score is on the test split.
+    """
+    test = [c for q in rc for c in rc[q]["test"]]
+    print(f"\nlabel orders: first N of each question's judged train answers; test {len(test)}")
+    print(f"{'order':12} {'N':>3} {'acc':>6} {'(min-max)':>13} {'kappa':>6} {'AUC':>6}")
+    for n in ns:
+        for name in ("random", "uncertain", "diverse"):
+            runs = []
+            for r in range(repeats):
+                train: list[Judged] = []
+                for q in rc:
+                    by_item: dict[int, list[Judged]] = {}
+                    for c in rc[q]["train"]:
+                        by_item.setdefault(c.item, []).append(c)
+                    order = label_orders(by_item, seed=r)[name][:n]
+                    train += [c for i in order for c in by_item[i]]
+                p = fit_predict(train, test, feats(["final"]), 0.01)
+                runs.append(scores(test, p))
+            accs = [a for a, _, _ in runs]
+            print(
+                f"{name:12} {n:3d} {statistics.mean(accs):6.1%} "
+                f"({min(accs):5.1%}-{max(accs):5.1%}) "
+                f"{statistics.mean(k for _, k, _ in runs):6.3f} "
+                f"{statistics.mean(a for _, _, a in runs):6.3f}"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ricechem")
-    ap.add_argument("--select", choices=["train", "test"], default="train")
+    ap.add_argument("--select", choices=["train", "test", "any"], default="train")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--n", type=int, nargs="*", default=[10])
     ap.add_argument("--configs", nargs="*")
+    ap.add_argument("--no-labels", action="store_true", help="only the methods that use none")
+    ap.add_argument(
+        "--orders", action="store_true", help="which answers to label first: the orders compared"
+    )
     args = ap.parse_args()
     merge_parts()
     rc = load_ricechem(ricechem_dir(args.ricechem), None, True)
     for q in rc:
         for part in ("train", "test"):
             rc[q][part] = [c for c in rc[q][part] if c.features and len(c.features) > 4000]
+        if args.select == "any":  # a partial run: every judged answer is a pool to draw from
+            rc[q]["train"] = rc[q]["train"] + rc[q]["test"]
+    rc = {q: v for q, v in rc.items() if len({c.item for c in v["train"]}) > max(args.n)}
+    print("questions with enough judged answers:", ", ".join(f"q{q}" for q in rc))
+    if args.no_labels:
+        no_labels(rc, ["train"] if args.select != "test" else ["test"])
+        return
+    if args.orders:
+        compare_orders(rc, args.n, args.repeats)
+        return
     d_layers = [b for b in BLOCKS if b.startswith("d")]
     s_layers = [b for b in BLOCKS if b.startswith("s")]
     configs: dict[str, dict[str, object]] = {
@@ -170,6 +278,23 @@ def main() -> None:
         "unl": True,
         "pca": 32,
     }
+    configs["ensemble final,d20,d22,d24 C=.01"] = {
+        "feat": feats(["final"]),
+        "c": 0.01,
+        "ens": [["final"], ["d20"], ["d22"], ["d24"]],
+    }
+    configs["ensemble final,d16..d24 C=.01"] = {
+        "feat": feats(["final"]),
+        "c": 0.01,
+        "ens": [["final"], ["d16"], ["d18"], ["d20"], ["d22"], ["d24"]],
+    }
+    configs["final unlabelled-standardised C=.01"] = {
+        "feat": feats(["final"]),
+        "c": 0.01,
+        "unl": True,
+    }
+    configs["final C=.003"] = {"feat": feats(["final"]), "c": 0.003}
+    configs["final C=.03"] = {"feat": feats(["final"]), "c": 0.03}
     if args.configs:
         configs = {k: v for k, v in configs.items() if any(s in k for s in args.configs)}
     print(f"select on {args.select}; {args.repeats} draws per N")
@@ -185,7 +310,7 @@ def main() -> None:
                     items = sorted({c.item for c in rc[q]["train"]})
                     chosen = set(rng.sample(items, min(n, len(items))))
                     train += [c for c in rc[q]["train"] if c.item in chosen]
-                    if args.select == "train":
+                    if args.select in ("train", "any"):
                         held += [c for c in rc[q]["train"] if c.item not in chosen]
                     else:
                         held += rc[q]["test"]
@@ -198,6 +323,7 @@ def main() -> None:
                     per_criterion=bool(cfg.get("per")),
                     unlabelled=unl,
                     pca=int(cfg.get("pca", 0)),  # type: ignore[call-overload]
+                    ensemble=cfg.get("ens", ()),  # type: ignore[arg-type]
                 )
                 runs.append(scores(held, p))
             accs = [a for a, _, _ in runs]
@@ -207,10 +333,6 @@ def main() -> None:
                 f"{statistics.mean(k for _, k, _ in runs):6.3f} "
                 f"{statistics.mean(a for _, _, a in runs):6.3f}"
             )
-
-
-if __name__ == "__main__":
-    main()
 
 
 # -- which answers to label first ---------------------------------------------------
@@ -250,3 +372,7 @@ def label_orders(
         dist = np.minimum(dist, np.linalg.norm(x - x[k], axis=1))
     out["diverse"] = [items[k] for k in chosen]
     return out
+
+
+if __name__ == "__main__":
+    main()

@@ -25,9 +25,16 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .._errors import ConfigError, missing_extra
-from .._features import BLOCKS, block_values
+from .._features import RESEARCH_BLOCKS, block_values
 
-__all__ = ["LOGODDS_LIMIT", "Probe", "fit_option_probe", "fit_probe", "hidden_state"]
+__all__ = [
+    "LOGODDS_LIMIT",
+    "Probe",
+    "fit_option_probe",
+    "fit_probe",
+    "has_blocks",
+    "hidden_state",
+]
 
 LOGODDS_LIMIT = 13.8
 """The judge's log-odds are clipped to +-13.8 (probabilities floored at 1e-6)."""
@@ -44,6 +51,15 @@ def hidden_state(features: bytes, blocks: Sequence[str] | None = None) -> np.nda
     except ValueError as e:
         raise ConfigError(f"the judge's hidden state: {e}") from None
     return out
+
+
+def has_blocks(features: bytes, blocks: Sequence[str]) -> bool:
+    """Whether ``features`` hold every block of ``blocks``."""
+    try:
+        block_values(features, list(blocks))
+    except ValueError:
+        return False
+    return True
 
 
 def _logodds(p_met: float, p_unmet: float) -> float:
@@ -78,9 +94,9 @@ class Probe(BaseModel):
             raw = base64.b64decode(self.weights, validate=True)
         except ValueError:
             raise ValueError("weights: not base64 text") from None
-        unknown = sorted(set(self.blocks or ()) - set(BLOCKS))
+        unknown = sorted(set(self.blocks or ()) - set(RESEARCH_BLOCKS))
         if unknown or (self.blocks is not None and not self.blocks):
-            raise ValueError(f"blocks: unknown {unknown}; known: {', '.join(BLOCKS)}")
+            raise ValueError(f"blocks: unknown {unknown}; known: {', '.join(RESEARCH_BLOCKS)}")
         if self.dim % len(self.blocks or ("final",)):
             raise ValueError(
                 f"dim: {self.dim} is not a multiple of the {len(self.blocks or ())} blocks"
@@ -114,7 +130,7 @@ class Probe(BaseModel):
     def _hidden(self, features: bytes) -> np.ndarray:
         names = self.blocks or ["final"]
         try:
-            h: np.ndarray = block_values(features, names, width=self.dim // len(names))
+            h: np.ndarray = block_values(features, names)
         except ValueError as e:
             raise ConfigError(
                 f"the judge's hidden state does not fit this probe ({e}): it was fitted for "

@@ -17,7 +17,9 @@ only the rest; ``usage.cache_read_input_tokens`` reports how many were reused.
 
 ``JudgeConfig.extra_params`` may set ``n_ctx`` (4096), ``n_threads`` (all
 cores but one), ``n_batch`` (512), ``use_extra_bufts`` (False: llama.cpp's repacked
-weight buffers crash on some CPUs), ``kv_reuse`` (True) and the sampling
+weight buffers crash on some CPUs), ``kv_reuse`` (True), ``hidden_blocks`` (which
+hidden states a request for features gets: ``probe``, the last layer and the middle
+layers a probe reads, or ``all``, every block of ``_features.RESEARCH_BLOCKS``) and the sampling
 options ``top_p``, ``top_k``, ``min_p``, ``repeat_penalty``,
 ``presence_penalty`` and ``frequency_penalty``. ``timeout_s`` does not apply: a
 local call cannot hang, and ``max_tokens`` (512 unless set) bounds its length.
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, JudgeError, install_hint
+from .._features import PROBE_BLOCKS, RESEARCH_BLOCKS
 from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._local_decide import decision_layout, remainder_grammar, value_probabilities
@@ -61,7 +64,8 @@ _SAMPLING = {
     "presence_penalty",
     "frequency_penalty",
 }
-_OPTIONS = {*_LOAD_DEFAULTS, "n_threads", "kv_reuse", *_SAMPLING}
+_OPTIONS = {*_LOAD_DEFAULTS, "n_threads", "kv_reuse", "hidden_blocks", *_SAMPLING}
+_HIDDEN_BLOCKS = {"probe": ("final", *PROBE_BLOCKS), "all": RESEARCH_BLOCKS}
 _SYS, _USR = "\x00rubricjudge-system\x00", "\x00rubricjudge-user\x00"
 _CHATML = (
     "<|im_start|>system\n",
@@ -184,7 +188,8 @@ def _load(path: Path, opts: Mapping[str, Any]) -> _Model:
             lib.llama_context_default_params = original_ctx
     capture = captures[-1] if captures else None
     if capture is not None:
-        capture.configure(int(llm.n_embd()), int(lib.llama_model_n_layer(llm.model)))
+        blocks = _HIDDEN_BLOCKS[str(opts.get("hidden_blocks", "probe"))]
+        capture.configure(int(llm.n_embd()), int(lib.llama_model_n_layer(llm.model)), blocks)
     name = path.name.removesuffix(".gguf")
     return _Model(
         llm=llm, name=name, scaffold=_scaffold(llm), n_ctx=int(opts["n_ctx"]), capture=capture
@@ -226,8 +231,14 @@ class LocalJudge:
             **_LOAD_DEFAULTS,
             "n_threads": default_threads(),
             "kv_reuse": True,
+            "hidden_blocks": "probe",
         }
         self._opts.update(config.extra_params)
+        if self._opts["hidden_blocks"] not in _HIDDEN_BLOCKS:
+            raise ConfigError(
+                f"extra_params hidden_blocks={self._opts['hidden_blocks']!r} for the local "
+                f"judge: use one of {', '.join(sorted(_HIDDEN_BLOCKS))}"
+            )
         self.path: Path | None
         identity: dict[str, Any]
         if model:
@@ -286,7 +297,7 @@ class LocalJudge:
 
     def _model(self) -> _Model:
         path = self.path or default_model_path()
-        keys = ("n_ctx", "n_batch", "n_threads", "use_extra_bufts")
+        keys = ("n_ctx", "n_batch", "n_threads", "use_extra_bufts", "hidden_blocks")
         key = (str(path), *(self._opts[k] for k in keys))
         with _MODELS_LOCK:
             got = _MODELS.get(key)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import ConfigError
-from .._features import DECISION_LAYERS, POOL_LAYERS
+from .._features import encode
 from ._base import Decision
 from ._local_states import Capture
 
@@ -137,18 +137,23 @@ def _eval_pooling(
 
 
 def _pack(final: np.ndarray, cap: Capture | None, pooled: dict[int, np.ndarray] | None) -> bytes:
-    """The features of one decision, float16, in the order of ``_features.BLOCKS``.
+    """The features of one decision: the blocks the judge reads (``_features``).
 
-    Without the capture hook only ``final`` is there (what older probes read); a
-    submission that was not pooled has zeros in its ``s`` blocks.
+    Without the capture hook only ``final`` is there, without a header (what older
+    probes read); a submission that was not pooled has zeros in its ``s`` blocks.
     """
     if cap is None or not cap.names:
         return final.astype("<f2").tobytes()
     zero = np.zeros(cap.n_embd, dtype=np.float32)
-    parts = [final]
-    parts += [cap.last.get(layer, zero) for layer in DECISION_LAYERS]
-    parts += [(pooled or {}).get(layer, zero) for layer in POOL_LAYERS]
-    return np.concatenate(parts).astype("<f2").tobytes()
+    out: dict[str, np.ndarray] = {}
+    for name in cap.blocks:
+        if name == "final":
+            out[name] = final
+        elif name.startswith("d"):
+            out[name] = cap.last.get(int(name[1:]), zero)
+        else:
+            out[name] = (pooled or {}).get(int(name[1:]), zero)
+    return encode(out)
 
 
 def _eval_with_hidden(llm: Any, tokens: list[int], cap: Capture | None = None) -> np.ndarray:

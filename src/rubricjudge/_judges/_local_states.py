@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._features import DECISION_LAYERS, POOL_LAYERS
+from .._features import DECISION_LAYERS, POOL_LAYERS, RESEARCH_BLOCKS
 
 __all__ = ["Capture", "install_capture"]
 
@@ -65,6 +65,7 @@ class Capture:
     last: dict[int, np.ndarray] = field(default_factory=dict)
     pools: OrderedDict[bytes, dict[int, np.ndarray]] = field(default_factory=OrderedDict)
     callback: Any = None
+    blocks: tuple[str, ...] = RESEARCH_BLOCKS
 
     def on_tensor(self, tensor: int, ask: bool) -> bool:
         name = self.ggml.ggml_get_name(tensor)
@@ -88,14 +89,16 @@ class Capture:
             self.counts[layer] = self.counts.get(layer, 0) + (b - a)
         return True
 
-    def configure(self, n_embd: int, n_layers: int) -> None:
-        """Name the tensors to read for a model of ``n_layers`` blocks of ``n_embd``."""
-        self.n_embd, self.n_layers = n_embd, n_layers
+    def configure(self, n_embd: int, n_layers: int, blocks: tuple[str, ...]) -> None:
+        """Name the tensors to read for ``blocks`` of a model of ``n_layers`` x ``n_embd``."""
+        self.n_embd, self.n_layers, self.blocks = n_embd, n_layers, blocks
         self.names = {}
-        for layer in sorted({*DECISION_LAYERS, *POOL_LAYERS}):
+        decision = [x for x in DECISION_LAYERS if f"d{x}" in blocks]
+        pooled = [x for x in POOL_LAYERS if f"s{x}" in blocks]
+        for layer in sorted({*decision, *pooled}):
             # a layer both read at the decision and pooled is one tensor with both uses
             key = f"l_out-{_scaled(layer, n_layers)}".encode()
-            self.names[key] = (layer in DECISION_LAYERS, layer in POOL_LAYERS, layer)
+            self.names[key] = (layer in decision, layer in pooled, layer)
 
     def tensor_names(self, pooled: bool) -> set[bytes]:
         """The tensors to claim while pooling a span (True) or reading a decision."""
