@@ -95,7 +95,8 @@ class FeatureCache:
         self.path = CACHE / f"{name}.npz"
         self.rows: dict[tuple[int, int], dict[str, Any]] = {}
         if self.path.exists():
-            z = np.load(self.path, allow_pickle=False)
+            with np.load(self.path, allow_pickle=False) as npz:
+                z = {k: npz[k] for k in npz.files}  # each npz[k] reads its whole array again
             for k in range(len(z["item"])):
                 probs = {
                     str(label): float(p)
@@ -155,7 +156,8 @@ def _grader() -> Any:
         calibration=None,
         evidence="off",
         reasons=False,
-        judge_options={"cache": False},
+        # every block the judge can read: probe_layers.py compares them (docs/trust.md)
+        judge_options={"cache": False, "extra_params": {"hidden_blocks": "all"}},
     )
     grader.features = True
     return grader

@@ -152,10 +152,19 @@ def with_calibration(cal: Calibration) -> Predict:
     return predict
 
 
+PROBE_BLOCKS: tuple[str, ...] | None = None  # None: the library's default (--probe-blocks)
+
+
 def fitted(train: Sequence[Judged], method: str) -> Predict:
     samples = [Sample(c.criterion, c.probabilities, c.truth, c.features) for c in train]
     try:
-        groups = fit_groups(samples, "probe" if method == "probe" else "platt")
+        if PROBE_BLOCKS is None:
+            groups = fit_groups(samples, "probe" if method == "probe" else "platt")
+        else:
+            blocks = None if PROBE_BLOCKS == ("final",) else PROBE_BLOCKS
+            groups = fit_groups(
+                samples, "probe" if method == "probe" else "platt", probe_blocks=blocks
+            )
     except UsageError as e:  # what calibrate would refuse: the judge alone, said
         print(f"  ({method} not fitted, the judge alone: {e})", file=sys.stderr)
         return judge_alone
@@ -206,13 +215,15 @@ def protocol_a(rc: dict[int, dict[str, list[Judged]]]) -> None:
         print(f"{'  anchor: ' + name:44} {'':5} {acc:>6} {'':>6} {f1:>6}")
 
 
-def protocol_b(rc: dict[int, dict[str, list[Judged]]], repeats: int) -> None:
+def protocol_b(
+    rc: dict[int, dict[str, list[Judged]]], repeats: int, ns: Sequence[int] = (10, 20, 50)
+) -> None:
     """Few labels, two ways: one calibration per question fitted on N of its answers (what
     ``calibrate`` on one question's file does), and one fitted on N answers of each question."""
     test = [c for q in rc for c in rc[q]["test"]]
     print(f"\n(b) few labels: N answers per question from train, {repeats} draws; test {len(test)}")
     print(f"{'method':44} {'acc mean':>9} {'(min-max)':>15} {'kappa':>6} {'F1':>6} {'AUC':>6}")
-    for n in (10, 20, 50):
+    for n in ns:
         for per_question in (True, False):
             for method in ("platt", "probe"):
                 runs = []
@@ -415,7 +426,16 @@ def main() -> None:
         help="protocol (r): criteria of question N that exclude one another (repeatable); "
         "RiceChem q1's full/partial explanation pair by default",
     )
+    ap.add_argument(
+        "--probe-blocks",
+        help="the blocks a probe reads, comma-separated ('final': the last layer alone, as "
+        "before the middle layers were read); default: the library's",
+    )
+    ap.add_argument("--n", type=int, nargs="*", default=[10, 20, 50], help="N in protocol (b)")
     args = ap.parse_args()
+    global PROBE_BLOCKS
+    if args.probe_blocks:
+        PROBE_BLOCKS = tuple(args.probe_blocks.split(","))
     wanted = set(args.protocols.split(","))
     if "r" in wanted:
         protocol_r(ricechem_dir(args.ricechem), parse_exclusive(args.exclusive), args.cached_only)
@@ -431,7 +451,7 @@ def main() -> None:
             if p in wanted:
                 run(rc)
         if "b" in wanted:
-            protocol_b(rc, args.repeats)
+            protocol_b(rc, args.repeats, args.n)
     if "e" in wanted:
         from _mc_agreement import protocol_e
 

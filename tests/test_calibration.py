@@ -306,3 +306,39 @@ def test_a_multi_choice_probe_of_the_wrong_shape_names_the_field(tmp_path: Path)
     bad.write_text(json.dumps(data))
     with pytest.raises(ConfigError, match=rf"groups\[{at}\]\.probe.*biases: a probe of 3 outputs"):
         Calibration.load(bad)
+
+
+def test_a_probe_reads_the_middle_layers_and_names_them_in_the_file(tmp_path: Path) -> None:
+    from rubricjudge._features import PROBE_BLOCKS, encode
+
+    def samples(n: int, seed: int) -> list[Sample]:
+        rng = np.random.default_rng(seed)
+        out = []
+        for i in range(n):
+            truth = bool(i % 2)
+            blocks = {b: rng.normal(size=16) for b in ("final", *PROBE_BLOCKS)}
+            blocks["d18"][3] += 3.0 if truth else -3.0  # only a middle layer knows
+            p = float(rng.uniform(0.3, 0.7))
+            label = "MET" if truth else "UNMET"
+            out.append(Sample(POS, {"MET": p, "UNMET": 1 - p}, label, encode(blocks)))
+        return out
+
+    train, test = samples(200, 1), samples(400, 2)
+    cal = Calibration(judge="j", verdict_method="v", groups=fit_groups(train, "probe"))
+    probe = cal.groups[0].probe
+    assert probe is not None and probe.blocks == list(PROBE_BLOCKS) and probe.dim == 48
+    right = sum(
+        (d := cal.calibrate(s.criterion, s.probabilities, s.features)) is not None
+        and d[0] == s.truth
+        for s in test
+    )
+    assert right / len(test) > 0.9
+    path = tmp_path / "cal.json"
+    cal.save(path)
+    assert Calibration.load(path) == cal
+    # answers judged before the middle layers were read: a probe on the last layer
+    old = fit_groups(probe_samples(60, 3), "probe")
+    assert old[0].probe is not None and old[0].probe.blocks is None
+    # features without the blocks a probe reads are refused, not guessed at
+    with pytest.raises(ConfigError, match="hold no 'd14' block"):
+        cal.calibrate(POS, {"MET": 0.5, "UNMET": 0.5}, hidden(np.random.default_rng(0), True))

@@ -201,7 +201,44 @@ async def test_a_decision_can_come_with_the_hidden_state_it_was_read_from(
     )
     got = await local_judge.judge(asked)
     assert got.features is not None
-    vec = np.frombuffer(got.features, dtype="<f2")
+    from rubricjudge._features import PROBE_BLOCKS, block_values, blocks_of
+
+    assert blocks_of(got.features)[0] == ("final", *PROBE_BLOCKS)
+    vec = block_values(got.features, ["final"])
     assert vec.shape == (1536,) and np.isfinite(vec).all() and np.abs(vec).max() > 0
-    # the same evaluation: reading the hidden state does not change the answer
+    # the middle layers are read in the same pass, and are not the last layer again
+    for name in PROBE_BLOCKS:
+        mid = block_values(got.features, [name])
+        assert mid.shape == (1536,) and np.isfinite(mid).all() and not np.allclose(mid, vec)
+    # the same evaluation: reading the hidden states does not change the answer
     assert got.probabilities == plain.probabilities
+
+
+@pytest.mark.local_model
+@pytest.mark.timeout(600)
+async def test_every_block_is_read_in_one_pass_and_the_submission_is_pooled() -> None:
+    import numpy as np
+
+    from rubricjudge._features import RESEARCH_BLOCKS, block_values, blocks_of
+    from rubricjudge._judges._base import JudgeConfig
+    from rubricjudge._judges._local import LocalJudge
+
+    judge = LocalJudge("", JudgeConfig(extra_params={"hidden_blocks": "all"}))
+    user = "The submission:\nThe capital of France is Paris.\n\nIs it about France? "
+    base = decide("The capital of France is Paris.", ("answer",))
+    req = dataclasses.replace(
+        base,
+        user=user + base.user,
+        shared_prefix_chars=len(user),
+        pool_chars=(16, len(user)),
+        features=True,
+    )
+    got = await judge.judge(req)
+    assert got.features is not None and blocks_of(got.features)[0] == RESEARCH_BLOCKS
+    pooled = [block_values(got.features, [b]) for b in RESEARCH_BLOCKS if b.startswith("s")]
+    assert all(np.abs(v).max() > 0 for v in pooled)  # the submission's tokens were pooled
+    # asked again, the submission's pass is in the KV cache: its pooled states are kept
+    again = await judge.judge(req)
+    assert again.features == got.features
+    plain = await judge.judge(dataclasses.replace(req, features=False))
+    assert plain.probabilities == got.probabilities

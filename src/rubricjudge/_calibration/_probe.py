@@ -25,18 +25,42 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .._errors import ConfigError, missing_extra
+from .._features import RESEARCH_BLOCKS, block_values
 from ._checks import PROBE_LIMIT, check_parameter
 
-__all__ = ["LOGODDS_LIMIT", "Probe", "fit_option_probe", "fit_probe", "hidden_state"]
+__all__ = [
+    "LOGODDS_LIMIT",
+    "Probe",
+    "fit_option_probe",
+    "fit_probe",
+    "has_blocks",
+    "hidden_state",
+]
 
 LOGODDS_LIMIT = 13.8
 """The judge's log-odds are clipped to +-13.8 (probabilities floored at 1e-6)."""
 
 
-def hidden_state(features: bytes) -> np.ndarray:
-    """The float16 bytes of ``JudgeResponse.features`` as float32 numbers."""
-    out: np.ndarray = np.frombuffer(features, dtype="<f2").astype(np.float32)
+def hidden_state(features: bytes, blocks: Sequence[str] | None = None) -> np.ndarray:
+    """Blocks ``blocks`` (default ``final``) of ``JudgeResponse.features`` as float32.
+
+    Raises:
+        ConfigError: the features lack one of the blocks (judged by an older version).
+    """
+    try:
+        out: np.ndarray = block_values(features, list(blocks or ("final",)))
+    except ValueError as e:
+        raise ConfigError(f"the judge's hidden state: {e}") from None
     return out
+
+
+def has_blocks(features: bytes, blocks: Sequence[str]) -> bool:
+    """Whether ``features`` hold every block of ``blocks``."""
+    try:
+        block_values(features, list(blocks))
+    except ValueError:
+        return False
+    return True
 
 
 def _logodds(p_met: float, p_unmet: float) -> float:
@@ -57,6 +81,9 @@ class Probe(BaseModel):
     """scikit-learn's ``C``: the inverse strength of the L2 penalty it was fitted with."""
     outputs: int = Field(default=1, ge=1)
     """1: a binary probe (log-odds of MET); k >= 2: one logit per label of its group."""
+    blocks: list[str] | None = None
+    """Which blocks of the judge's features it reads (``rubricjudge._features``), in
+    order; None: ``final`` alone (probes written before the other blocks existed)."""
     judge_weights: list[float] | None = None
     """Multi-choice: k x k, row j the weights of label j on the judge's log-probabilities."""
     biases: list[float] | None = None
@@ -68,6 +95,13 @@ class Probe(BaseModel):
             raw = base64.b64decode(self.weights, validate=True)
         except ValueError:
             raise ValueError("weights: not base64 text") from None
+        unknown = sorted(set(self.blocks or ()) - set(RESEARCH_BLOCKS))
+        if unknown or (self.blocks is not None and not self.blocks):
+            raise ValueError(f"blocks: unknown {unknown}; known: {', '.join(RESEARCH_BLOCKS)}")
+        if self.dim % len(self.blocks or ("final",)):
+            raise ValueError(
+                f"dim: {self.dim} is not a multiple of the {len(self.blocks or ())} blocks"
+            )
         if len(raw) != 4 * self.dim * self.outputs:
             says = "dim says" if self.outputs == 1 else "dim x outputs says"
             raise ValueError(
@@ -106,7 +140,14 @@ class Probe(BaseModel):
         return out
 
     def _hidden(self, features: bytes) -> np.ndarray:
-        h = hidden_state(features)
+        names = self.blocks or ["final"]
+        try:
+            h: np.ndarray = block_values(features, names)
+        except ValueError as e:
+            raise ConfigError(
+                f"the judge's hidden state does not fit this probe ({e}): it was fitted for "
+                "another model or version; calibrate this judge"
+            ) from None
         if h.shape != (self.dim,):
             raise ConfigError(
                 f"the judge's hidden state has {h.size} numbers, the probe expects {self.dim}: "
@@ -151,11 +192,13 @@ def _log_probs(p: Sequence[float]) -> np.ndarray:
     return out
 
 
-def _inputs(features: Sequence[bytes], judge: np.ndarray) -> np.ndarray:
+def _inputs(
+    features: Sequence[bytes], judge: np.ndarray, blocks: Sequence[str] | None = None
+) -> np.ndarray:
     """The hidden states beside the judge's own numbers, one row per answer."""
     if len({len(f) for f in features}) != 1:
         raise ConfigError("the hidden states of the training answers differ in size")
-    h = np.stack([hidden_state(f) for f in features]).astype(np.float64)
+    h = np.stack([hidden_state(f, blocks) for f in features]).astype(np.float64)
     out: np.ndarray = np.concatenate([h, judge], axis=1)
     return out
 
@@ -178,6 +221,7 @@ def fit_probe(
     truth: Sequence[bool],
     *,
     regularisation: float,
+    blocks: Sequence[str] | None = None,
 ) -> Probe:
     """Fit a probe on labelled answers.
 
@@ -186,12 +230,13 @@ def fit_probe(
         met: each answer's judge probabilities ``(P(MET), P(UNMET))``.
         truth: each answer's human label (True: MET).
         regularisation: scikit-learn's ``C`` (smaller: a stronger pull to zero).
+        blocks: the feature blocks to read (default ``final``).
 
     Raises:
         ConfigError: scikit-learn is missing, or the hidden states differ in size.
     """
     z = np.array([_logodds(a, b) for a, b in met])[:, None]
-    x = _inputs(features, z)
+    x = _inputs(features, z, blocks)
     model, mean, scale = _fit(x, np.asarray(truth, dtype=int), regularisation)
     w = model.coef_[0] / scale  # fold the standardisation into the weights
     b = float(model.intercept_[0] - (w * mean).sum())
@@ -201,6 +246,7 @@ def fit_probe(
         judge_weight=float(w[-1]),
         bias=b,
         regularisation=regularisation,
+        blocks=list(blocks) if blocks else None,
     )
 
 
@@ -211,6 +257,7 @@ def fit_option_probe(
     outputs: int,
     *,
     regularisation: float,
+    blocks: Sequence[str] | None = None,
 ) -> Probe:
     """Fit a multi-choice probe: multinomial logistic regression over ``outputs`` labels.
 
@@ -220,12 +267,13 @@ def fit_option_probe(
         truth: each answer's human label, as its index in the group's labels.
         outputs: how many labels the group has; a label no answer has is never chosen.
         regularisation: scikit-learn's ``C``.
+        blocks: the feature blocks to read (default ``final``).
 
     Raises:
         ConfigError: scikit-learn is missing, the hidden states differ in size, or fewer
             than two labels occur.
     """
-    x = _inputs(features, np.stack([_log_probs(p) for p in judge]))
+    x = _inputs(features, np.stack([_log_probs(p) for p in judge]), blocks)
     y = np.asarray(truth, dtype=int)
     present = sorted(set(y.tolist()))
     if len(present) < 2:
@@ -252,4 +300,5 @@ def fit_option_probe(
         outputs=outputs,
         judge_weights=[float(v) for v in w[:, d:].reshape(-1)],
         biases=[float(v) for v in b],
+        blocks=list(blocks) if blocks else None,
     )

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .._errors import UsageError
+from .._features import PROBE_BLOCKS
 from .._model._rubric import Criterion
 from ._checks import ANSWERS
 from ._fit import apply_fit, fit_scale_bias
@@ -34,7 +35,7 @@ from ._model import (
     group_ids,
     position_of,
 )
-from ._probe import fit_option_probe, fit_probe
+from ._probe import fit_option_probe, fit_probe, has_blocks
 
 __all__ = [
     "CRITERION_L2",
@@ -43,6 +44,7 @@ __all__ = [
     "MIN_PER_LABEL",
     "MIN_POOLED",
     "PROBE_C",
+    "PROBE_C_LAYERS",
     "Method",
     "Sample",
     "fit_groups",
@@ -69,8 +71,12 @@ split): after ``platt`` the adjustment is most of the gain (accuracy 70.2% with 
 criteria apart and the adjustment is best kept small (76.3% none, 76.1% at 3.0, 75.9%
 at 1.0)."""
 PROBE_C = 0.01
-"""The probe's regularisation (scikit-learn's ``C``; same search: 0.001 75.2%, 0.003
-75.9%, 0.01 76.3%, 0.03 75.9%, 0.1 75.3%, 0.3 74.6%)."""
+"""The regularisation of a probe on the last layer alone (scikit-learn's ``C``; same
+search: 0.001 75.2%, 0.003 75.9%, 0.01 76.3%, 0.03 75.9%, 0.1 75.3%, 0.3 74.6%): what a
+probe gets when the answers were judged before the judge read its middle layers."""
+PROBE_C_LAYERS = 0.003
+"""The regularisation of a probe on ``_features.PROBE_BLOCKS`` (three middle layers,
+three times the inputs; chosen with them in ``benchmarks/probe_layers.py``)."""
 
 
 @dataclass(frozen=True)
@@ -191,10 +197,16 @@ def fit_groups(
     samples: Sequence[Sample],
     method: Method = "platt",
     *,
-    probe_c: float = PROBE_C,
+    probe_c: float | None = None,
     criterion_l2: float | None = None,
+    probe_blocks: Sequence[str] | None = PROBE_BLOCKS,
 ) -> list[CalibrationGroup]:
     """Fit every group the samples support (see the module docstring).
+
+    A probe reads ``probe_blocks`` of the judge's features (``_features``; None: the
+    last layer alone) with regularisation ``probe_c`` (default :data:`PROBE_C_LAYERS`,
+    or :data:`PROBE_C` for the last layer alone); answers judged before the judge read
+    its middle layers get a probe on the last layer.
 
     Raises:
         UsageError: no group has enough labels (the message says how many are
@@ -210,7 +222,7 @@ def fit_groups(
     for gid in sorted(g for g in by_group if g.startswith("pooled")):
         fitted = _fit_group(gid, by_group[gid], MIN_POOLED)
         if fitted is not None and method == "probe" and _probed(fitted):
-            fitted = _with_probe(fitted, by_group[gid], probe_c)
+            fitted = _with_probe(fitted, by_group[gid], probe_c, probe_blocks)
         if fitted is not None:
             pooled.append(fitted)
     first = Calibration(judge="", verdict_method="", groups=pooled)
@@ -252,7 +264,12 @@ def _probed(group: CalibrationGroup) -> bool:
     return group.labels == list(BINARY) or not set(group.labels) & ANSWERS
 
 
-def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) -> CalibrationGroup:
+def _with_probe(
+    group: CalibrationGroup,
+    samples: Sequence[Sample],
+    c: float | None,
+    blocks: Sequence[str] | None = None,
+) -> CalibrationGroup:
     view = _placed(samples) if group.id.startswith(POSITIONS) else list(samples)
     usable = [(s, v) for s, v in zip(samples, view, strict=True) if v.truth in group.labels]
     missing = sum(s.features is None for s, _ in usable)
@@ -262,6 +279,15 @@ def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) ->
             "labelled answers have none: use the local judge (or --method platt)"
         )
     features = [s.features for s, _ in usable if s.features is not None]
+    if blocks and any(len(f) != len(features[0]) for f in features):
+        raise UsageError(
+            "the labelled answers' hidden states differ in size (judged by different "
+            "versions of the judge): judge them again"
+        )
+    if blocks and not has_blocks(features[0], blocks):
+        blocks = None  # judged before the judge read its middle layers: the last one alone
+    if c is None:
+        c = PROBE_C_LAYERS if blocks else PROBE_C
     if group.labels == list(BINARY):
         probe = fit_probe(
             features,
@@ -271,16 +297,19 @@ def _with_probe(group: CalibrationGroup, samples: Sequence[Sample], c: float) ->
             ],
             [v.truth == "MET" for _, v in usable],
             regularisation=c,
+            blocks=blocks,
         )
     elif len({v.truth for _, v in usable}) < 2:  # one label only: the scale and biases stay
         return group
     else:
+        # multi-choice probes keep the last layer: the middle layers were measured on
+        # RiceChem's binary criteria only (LLM-Rubric not yet, docs/trust.md)
         probe = fit_option_probe(
             features,
             [[v.probabilities.get(x, 0.0) for x in group.labels] for _, v in usable],
             [group.labels.index(v.truth) for _, v in usable],
             len(group.labels),
-            regularisation=c,
+            regularisation=PROBE_C if blocks else c,
         )
     with_probe = group.model_copy(update={"probe": probe})
     cal = Calibration(judge="", verdict_method="", groups=[with_probe])

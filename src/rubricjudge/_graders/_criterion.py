@@ -270,6 +270,7 @@ class CriterionGrader(Grader):
             schema_name="criterion_judgment",
             shared_prefix_chars=len(prefix.text),
             media=prefix.media,
+            pool_chars=(prefix.submission_at, len(prefix.text)),
             decision=criterion_decision(criterion, self.offer_cannot_assess),
             tags={"criterion": index, "key": criterion.key, "item": ctx.item_id},
         )

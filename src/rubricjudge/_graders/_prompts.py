@@ -140,6 +140,8 @@ class Prefix:
     n_examples: int
     submission_text: str = ""
     media: tuple[MediaPart, ...] = ()
+    submission_at: int = 0
+    """Where the submission's block starts in ``text`` (it runs to the end)."""
 
 
 CONVERSATION_HEADING = (
@@ -191,6 +193,7 @@ def build_prefix(
             + _block("thinking", code, sub.thinking)
         )
     parts.append(f"{heading}\n" + _block("submission", code, shown))
+    submission_at = len("\n\n".join(parts)) - len(parts[-1]) + len(heading) + 1
     media = (*reference_media, *sub.media)
     if media:
         parts.append(
@@ -199,6 +202,7 @@ def build_prefix(
         )
     return Prefix(
         text="\n\n".join(parts) + "\n\n",
+        submission_at=submission_at,
         code=code,
         n_examples=len(examples),
         submission_text=shown,

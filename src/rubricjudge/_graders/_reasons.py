@@ -6,9 +6,13 @@ lost points, the grader asks the same judge one more short question for each
 criterion that costs points — a requirement judged UNMET, a penalty judged MET —
 after the verdict is final (calibrated and evidence-checked): the verdict is stated,
 and the judge is asked for one sentence on what in the submission decides it. The
-call reuses the prompt's shared prefix, is bounded (``REASON_MAX_CHARS`` in the
-schema, 96 tokens), and never changes the verdict; a failed call leaves the reason
-empty and records why in the report's ``llm_invocation``.
+call reuses the prompt's shared prefix (the local judge's KV cache holds it from the
+decision), is bounded to one short sentence (``REASON_CALL_CHARS`` in the schema, so a
+grammar-constrained judge must close it, and ``REASON_TOKENS``), and never changes the
+verdict; a failed call leaves the reason empty and records why in the report's
+``llm_invocation``. The bounds keep a reason near the cost of a decision on the local
+judge (issue 33: 12.3 s a reason beside 1.7 s a decision with 96 tokens and 300
+characters; see docs/trust.md for the figures with these bounds).
 """
 
 from __future__ import annotations
@@ -26,10 +30,19 @@ if TYPE_CHECKING:
     from ._base import GradeContext
     from ._prompts import Prefix
 
-__all__ = ["REASON_TOKENS", "explain", "needs_reason", "reason_prompt", "reason_schema"]
+__all__ = [
+    "REASON_CALL_CHARS",
+    "REASON_TOKENS",
+    "explain",
+    "needs_reason",
+    "reason_prompt",
+    "reason_schema",
+]
 
-REASON_TOKENS = 96
-"""The longest reason a judge may write, in tokens (the schema bounds its characters)."""
+REASON_CALL_CHARS = 160
+"""The longest reason this call may write, in characters (one short sentence)."""
+REASON_TOKENS = 48
+"""... and in tokens: room for 160 characters and the JSON around them."""
 
 
 def needs_reason(criterion: Criterion, out: Outcome) -> bool:
@@ -53,7 +66,7 @@ def reason_prompt(criterion: Criterion, verdict: CriterionVerdict) -> str:
     return (
         f"Statement about the submission: {req}\n"
         f"The grader decided that this statement is {held} of the submission. In one short "
-        "sentence (at most 25 words), say what in the submission shows it: quote its words "
+        "sentence (at most 20 words), say what in the submission shows it: quote its words "
         "where you can, or name what is missing.\n"
         'Reply {"reason": "<one sentence>"}'
     )
@@ -63,7 +76,7 @@ def reason_schema() -> dict[str, Any]:
     """The reply schema: one bounded string."""
     return {
         "type": "object",
-        "properties": {"reason": {"type": "string", "maxLength": REASON_MAX_CHARS}},
+        "properties": {"reason": {"type": "string", "maxLength": REASON_CALL_CHARS}},
         "required": ["reason"],
         "additionalProperties": False,
     }

@@ -62,6 +62,9 @@ class JudgeRequest:
     tags: Mapping[str, Any] = field(default_factory=dict)
     features: bool = False
     media: tuple[MediaPart, ...] = ()
+    pool_chars: tuple[int, int] | None = None
+    """The characters of ``user`` that hold the submission: a backend that gives
+    ``features`` may average its hidden states over them (the local judge does)."""
 
 
 @dataclass(frozen=True)

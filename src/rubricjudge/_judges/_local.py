@@ -17,7 +17,9 @@ only the rest; ``usage.cache_read_input_tokens`` reports how many were reused.
 
 ``JudgeConfig.extra_params`` may set ``n_ctx`` (4096), ``n_threads`` (all
 cores but one), ``n_batch`` (512), ``use_extra_bufts`` (False: llama.cpp's repacked
-weight buffers crash on some CPUs), ``kv_reuse`` (True) and the sampling
+weight buffers crash on some CPUs), ``kv_reuse`` (True), ``hidden_blocks`` (which
+hidden states a request for features gets: ``probe``, the last layer and the middle
+layers a probe reads, or ``all``, every block of ``_features.RESEARCH_BLOCKS``) and the sampling
 options ``top_p``, ``top_k``, ``min_p``, ``repeat_penalty``,
 ``presence_penalty`` and ``frequency_penalty``. ``timeout_s`` does not apply: a
 local call cannot hang, and ``max_tokens`` (512 unless set) bounds its length.
@@ -38,9 +40,11 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, JudgeError, install_hint
+from .._features import PROBE_BLOCKS, RESEARCH_BLOCKS
 from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._local_decide import decision_layout, remainder_grammar, value_probabilities
+from ._local_states import Capture, install_capture
 from ._local_worker import shared_scheduler
 from ._model_files import MODEL_FILENAME, MODEL_SHA256, default_model_path, model_chunk_paths
 from ._parse import parse_json_reply
@@ -60,7 +64,8 @@ _SAMPLING = {
     "presence_penalty",
     "frequency_penalty",
 }
-_OPTIONS = {*_LOAD_DEFAULTS, "n_threads", "kv_reuse", *_SAMPLING}
+_OPTIONS = {*_LOAD_DEFAULTS, "n_threads", "kv_reuse", "hidden_blocks", *_SAMPLING}
+_HIDDEN_BLOCKS = {"probe": ("final", *PROBE_BLOCKS), "all": RESEARCH_BLOCKS}
 _SYS, _USR = "\x00rubricjudge-system\x00", "\x00rubricjudge-user\x00"
 _CHATML = (
     "<|im_start|>system\n",
@@ -96,6 +101,7 @@ class _Model:
     n_ctx: int
     grammars: dict[str, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    capture: Capture | None = None
 
 
 _MODELS: dict[tuple[Any, ...], _Model] = {}
@@ -150,14 +156,22 @@ def _load(path: Path, opts: Mapping[str, Any]) -> _Model:
     # repacked (AMX) weight buffers segfault on CPUs whose AMX is not usable, so the
     # default parameters are adjusted while this model loads.
     original = lib.llama_model_default_params
+    original_ctx = lib.llama_context_default_params
+    captures: list[Capture] = []
 
     def params() -> Any:
         p = original()
         p.use_extra_bufts = bool(opts["use_extra_bufts"])
         return p
 
+    def ctx_params() -> Any:  # the hook that reads intermediate layers (_local_states)
+        p = original_ctx()
+        captures.append(install_capture(llama_cpp, p))
+        return p
+
     with _PATCH_LOCK:
         lib.llama_model_default_params = params
+        lib.llama_context_default_params = ctx_params
         try:
             llm = llama_cpp.Llama(
                 model_path=str(path),
@@ -171,8 +185,15 @@ def _load(path: Path, opts: Mapping[str, Any]) -> _Model:
             raise ConfigError(f"cannot load the local model {str(path)!r}: {e}") from e
         finally:
             lib.llama_model_default_params = original
+            lib.llama_context_default_params = original_ctx
+    capture = captures[-1] if captures else None
+    if capture is not None:
+        blocks = _HIDDEN_BLOCKS[str(opts.get("hidden_blocks", "probe"))]
+        capture.configure(int(llm.n_embd()), int(lib.llama_model_n_layer(llm.model)), blocks)
     name = path.name.removesuffix(".gguf")
-    return _Model(llm=llm, name=name, scaffold=_scaffold(llm), n_ctx=int(opts["n_ctx"]))
+    return _Model(
+        llm=llm, name=name, scaffold=_scaffold(llm), n_ctx=int(opts["n_ctx"]), capture=capture
+    )
 
 
 def _grammar(model: _Model, schema: Mapping[str, Any]) -> Any:
@@ -210,8 +231,14 @@ class LocalJudge:
             **_LOAD_DEFAULTS,
             "n_threads": default_threads(),
             "kv_reuse": True,
+            "hidden_blocks": "probe",
         }
         self._opts.update(config.extra_params)
+        if self._opts["hidden_blocks"] not in _HIDDEN_BLOCKS:
+            raise ConfigError(
+                f"extra_params hidden_blocks={self._opts['hidden_blocks']!r} for the local "
+                f"judge: use one of {', '.join(sorted(_HIDDEN_BLOCKS))}"
+            )
         self.path: Path | None
         identity: dict[str, Any]
         if model:
@@ -270,7 +297,7 @@ class LocalJudge:
 
     def _model(self) -> _Model:
         path = self.path or default_model_path()
-        keys = ("n_ctx", "n_batch", "n_threads", "use_extra_bufts")
+        keys = ("n_ctx", "n_batch", "n_threads", "use_extra_bufts", "hidden_blocks")
         key = (str(path), *(self._opts[k] for k in keys))
         with _MODELS_LOCK:
             got = _MODELS.get(key)
@@ -434,6 +461,24 @@ class _Run:
                 why += f" (cut off at max_tokens={self.max_tokens})"
             raise JudgeError(why, category="parse", raw_text=text) from None
 
+    def _span(self, request: JudgeRequest) -> tuple[int, int] | None:
+        """The token positions of ``request.pool_chars`` (the submission), if any."""
+        if request.pool_chars is None or not request.features:
+            return None
+        a, b = request.pool_chars
+        head, _, _ = self.model.scaffold
+        llm = self.model.llm
+
+        def n(text: str, special: bool) -> int:
+            return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=special))
+
+        _, mid, _ = self.model.scaffold
+        start = (n(head, True) if head else 0) + (n(request.system, False) if request.system else 0)
+        start += n(mid, True) if mid else 0
+        lo = start + (n(request.user[:a], False) if a else 0)
+        hi = start + (n(request.user[:b], False) if b else 0)
+        return (lo, hi) if hi > lo else None
+
     def _tok(self, text: str) -> list[int]:
         return list(self.model.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
@@ -468,6 +513,8 @@ class _Run:
             temperature=self.temperature,
             seed=self.seed,
             hidden=request.features,
+            capture=self.model.capture if request.features else None,
+            span=self._span(request),
         )
         feats = decided.hidden
         if at > 0:

@@ -30,7 +30,9 @@ from typing import Any
 import numpy as np
 
 from .._errors import ConfigError
+from .._features import encode
 from ._base import Decision
+from ._local_states import Capture
 
 __all__ = ["Decided", "decision_layout", "remainder_grammar", "value_probabilities"]
 
@@ -63,14 +65,25 @@ def decision_layout(schema: Mapping[str, Any], decision: Decision) -> tuple[list
     return props, props.index(decision.key)
 
 
-def _next_logprobs(
-    llm: Any, tokens: Sequence[int], hidden: list[bytes] | None = None
-) -> np.ndarray:
+@dataclass
+class _Read:
+    """What to read besides the logits: the hidden states a probe uses (features)."""
+
+    capture: Capture | None
+    span: tuple[int, int] | None
+    out: list[bytes]
+
+
+def _next_logprobs(llm: Any, tokens: Sequence[int], read: _Read | None = None) -> np.ndarray:
     """Log-probabilities of the token after ``tokens``, reusing the KV cache.
 
-    With ``hidden`` (a list to fill), the hidden state at the last token is appended
-    to it: llama.cpp computes it in the same pass when embeddings are switched on for
-    that one token, so a probe costs no second evaluation.
+    With ``read``, the features at the last token are appended to ``read.out``:
+    llama.cpp computes the last hidden state in the same pass when embeddings are
+    switched on for that one token, and the intermediate layers through the capture
+    hook (``_local_states``), so a probe costs no second evaluation. The submission's
+    pooled states come from the pass that evaluated its tokens (kept per submission,
+    since later criteria reuse its KV cache); if that pass is gone, its tokens are
+    evaluated again.
     """
     n_past = int(llm.n_tokens)
     common = 0
@@ -79,41 +92,94 @@ def _next_logprobs(
         limit = min(n_past, len(tokens) - 1)  # at least one token is evaluated for fresh logits
         while common < limit and prev[common] == tokens[common]:
             common += 1
+    cap = read.capture if read is not None else None
+    span = read.span if read is not None else None
+    pool_key, pooled = b"", None
+    if cap is not None and span is not None and span[1] < len(tokens):
+        pool_key = cap.pooled_key(tokens, span)
+        pooled = cap.pools.get(pool_key)
+        if pooled is None:
+            common = min(common, span[0])
     llm.n_tokens = common
     rest = list(tokens[common:])
     # the last token is always evaluated on its own, so the logits are the same to the
     # last bit whether or not its hidden state is read (llama.cpp's sums differ slightly
     # with the shape of the batch)
     if len(rest) > 1:
-        llm.eval(rest[:-1])
-    if hidden is None:
+        if cap is not None and span is not None and pooled is None:
+            pooled = _eval_pooling(llm, cap, rest[:-1], span)
+            cap.remember(pool_key, pooled)
+        else:
+            llm.eval(rest[:-1])
+    if read is None:
         llm.eval(rest[-1:])
     else:
-        hidden.append(_eval_with_hidden(llm, rest[-1:]))
+        final = _eval_with_hidden(llm, rest[-1:], cap)
+        read.out.append(_pack(final, cap, pooled))
     logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
     top = float(logits.max())
     return logits - (top + float(np.log(np.exp(logits - top).sum())))
 
 
-def _eval_with_hidden(llm: Any, tokens: list[int]) -> bytes:
-    """Evaluate one token; return the hidden state there (float16 bytes)."""
+def _eval_pooling(
+    llm: Any, cap: Capture, tokens: list[int], span: tuple[int, int]
+) -> dict[int, np.ndarray]:
+    """Evaluate ``tokens`` batch by batch, averaging the pooled layers over ``span``."""
+    cap.want, cap.span, cap.sums, cap.counts = cap.tensor_names(pooled=True), span, {}, {}
+    try:
+        step = int(llm.n_batch)
+        for i in range(0, len(tokens), step):
+            cap.first_pos = int(llm.n_tokens)
+            llm.eval(tokens[i : i + step])
+    finally:
+        cap.want, cap.span = set(), (0, 0)
+    return {layer: (total / max(cap.counts.get(layer, 1), 1)) for layer, total in cap.sums.items()}
+
+
+def _pack(final: np.ndarray, cap: Capture | None, pooled: dict[int, np.ndarray] | None) -> bytes:
+    """The features of one decision: the blocks the judge reads (``_features``).
+
+    Without the capture hook only ``final`` is there, without a header (what older
+    probes read); a submission that was not pooled has zeros in its ``s`` blocks.
+    """
+    if cap is None or not cap.names:
+        return final.astype("<f2").tobytes()
+    zero = np.zeros(cap.n_embd, dtype=np.float32)
+    out: dict[str, np.ndarray] = {}
+    for name in cap.blocks:
+        if name == "final":
+            out[name] = final
+        elif name.startswith("d"):
+            out[name] = cap.last.get(int(name[1:]), zero)
+        else:
+            out[name] = (pooled or {}).get(int(name[1:]), zero)
+    return encode(out)
+
+
+def _eval_with_hidden(llm: Any, tokens: list[int], cap: Capture | None = None) -> np.ndarray:
+    """Evaluate one token; return the last hidden state there (and capture the others)."""
     from llama_cpp import llama_cpp as lib
 
     ctx = llm._ctx.ctx
     lib.llama_set_embeddings(ctx, True)
+    if cap is not None:
+        cap.last = {}
+        cap.want = cap.tensor_names(pooled=False)
     try:
         llm.eval(tokens)
         ptr = lib.llama_get_embeddings_ith(ctx, -1)
         if not ptr:  # pragma: no cover - llama.cpp gives one for every output token
             raise ConfigError("llama.cpp returned no hidden state for the decision")
-        vec = np.ctypeslib.as_array(ptr, shape=(int(llm.n_embd()),))
-        return vec.astype("<f2").tobytes()
+        vec: np.ndarray = np.ctypeslib.as_array(ptr, shape=(int(llm.n_embd()),)).copy()
+        return vec
     finally:
         lib.llama_set_embeddings(ctx, False)
+        if cap is not None:
+            cap.want = set()
 
 
 def _score(
-    llm: Any, base: list[int], conts: list[list[int]], hidden: list[bytes] | None = None
+    llm: Any, base: list[int], conts: list[list[int]], read: _Read | None = None
 ) -> list[float]:
     """Relative log-probability of each continuation after ``base`` (see module doc).
 
@@ -135,8 +201,8 @@ def _score(
         if len(branches) == 1:  # shared by the whole group: cancels on renormalising
             stack.append((depth + 1, group, acc))
             continue
-        first = hidden is not None and not hidden and len(group) == len(conts)
-        lp = _next_logprobs(llm, base + conts[group[0]][:depth], hidden if first else None)
+        first = read is not None and not read.out and len(group) == len(conts)
+        lp = _next_logprobs(llm, base + conts[group[0]][:depth], read if first else None)
         for tok, members in branches.items():
             stack.append((depth + 1, members, acc + float(lp[tok])))
     return out
@@ -151,6 +217,8 @@ def value_probabilities(
     temperature: float,
     seed: int | None,
     hidden: bool = False,
+    capture: Capture | None = None,
+    span: tuple[int, int] | None = None,
 ) -> Decided:
     """Score every allowed value after ``base`` and choose one.
 
@@ -167,8 +235,9 @@ def value_probabilities(
     # the hidden state is always read where the decision is made (a copy of n_embd
     # numbers): with embeddings on, llama.cpp's logits differ in the last bits, so
     # reading it every time keeps the probabilities the same whether it is kept or not
-    got: list[bytes] = []
-    scores = np.array(_score(llm, base, conts, got))
+    read = _Read(capture=capture if hidden else None, span=span, out=[])
+    scores = np.array(_score(llm, base, conts, read))
+    got = read.out
     probs = np.exp(scores - scores.max())
     probs /= probs.sum()
     if temperature <= 0:
