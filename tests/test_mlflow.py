@@ -62,7 +62,7 @@ print("RESULT " + json.dumps({"params": run.data.params, "metrics": run.data.met
 """
 
 
-def _run(code: list[str], tmp_path: Path, **env_extra: str) -> dict[str, Any]:
+def _run(code: list[str], tmp_path: Path, exit_code: int = 0, **env_extra: str) -> dict[str, Any]:
     env = dict(os.environ, **env_extra)
     env.update(
         MLFLOW_TRACKING_URI=f"sqlite:///{tmp_path / 'mlflow.db'}",
@@ -73,7 +73,7 @@ def _run(code: list[str], tmp_path: Path, **env_extra: str) -> dict[str, Any]:
     proc = subprocess.run(
         [sys.executable, *code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == exit_code, proc.stdout[-3000:] + proc.stderr[-3000:]
     lines = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
     return json.loads(lines[-1][len("RESULT ") :]) if lines else {"stderr": proc.stderr}
 
@@ -132,7 +132,7 @@ def test_mlflow_without_items_graded_logs_no_mean(tmp_path: Path, chat_server: C
     ds.to_file(tmp_path / "down.json")
     argv = ["-m", "rubricjudge._cli.main", "evaluate", "down.json", "--judge", "openai/m"]
     argv += ["--base-url", chat_server.base_url, "--mlflow", "down"]
-    _run(argv, tmp_path)
+    _run(argv, tmp_path, exit_code=1)  # an item without a score: evaluate exits 1, and logs it
     got = _run(["-c", READ, "down"], tmp_path)
     assert "score_mean" not in got["metrics"]
     assert got["metrics"]["items_with_judge_errors"] + got["metrics"]["items_failed"] >= 1
