@@ -68,6 +68,8 @@ class Capture:
     blocks: tuple[str, ...] = RESEARCH_BLOCKS
 
     def on_tensor(self, tensor: int, ask: bool) -> bool:
+        if ask and not self.want:  # the common case, asked of every node: answer at once
+            return False
         name = self.ggml.ggml_get_name(tensor)
         if ask:
             return bool(name in self.want)
