@@ -95,7 +95,7 @@ def _next_logprobs(llm: Any, tokens: Sequence[int], read: _Read | None = None) -
     cap = read.capture if read is not None else None
     span = read.span if read is not None else None
     pool_key, pooled = b"", None
-    if cap is not None and span is not None and span[1] < len(tokens):
+    if cap is not None and span is not None and span[1] < len(tokens) and cap.pooling():
         pool_key = cap.pooled_key(tokens, span)
         pooled = cap.pools.get(pool_key)
         if pooled is None:

@@ -102,6 +102,10 @@ class Capture:
             key = f"l_out-{_scaled(layer, n_layers)}".encode()
             self.names[key] = (layer in decision, layer in pooled, layer)
 
+    def pooling(self) -> bool:
+        """Whether any block averages over the submission (``hidden_blocks: all``)."""
+        return any(p for _, p, _ in self.names.values())
+
     def tensor_names(self, pooled: bool) -> set[bytes]:
         """The tensors to claim while pooling a span (True) or reading a decision."""
         return {n for n, (d, p, _) in self.names.items() if (p if pooled else d)}
