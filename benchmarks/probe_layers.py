@@ -116,6 +116,16 @@ def fit_predict(
     return out
 
 
+def draws_row(name: str, n: int, runs: Sequence[tuple[float, float, float]]) -> str:
+    """One table row: mean accuracy (its range over the draws), mean kappa and AUC."""
+    accs = [a for a, _, _ in runs]
+    return (
+        f"{name} {n:3d} {statistics.mean(accs):6.1%} ({min(accs):5.1%}-{max(accs):5.1%}) "
+        f"{statistics.mean(k for _, k, _ in runs):6.3f} "
+        f"{statistics.mean(a for _, _, a in runs):6.3f}"
+    )
+
+
 def scores(cases: Sequence[Judged], p: np.ndarray) -> tuple[float, float, float]:
     gold = np.array([c.truth == "MET" for c in cases])
     pred = p > 0.5
@@ -219,13 +229,7 @@ def compare_orders(rc: dict[int, dict[str, list[Judged]]], ns: Sequence[int], re
                     train += [c for i in order for c in by_item[i]]
                 p = fit_predict(train, test, feats(["final"]), 0.01)
                 runs.append(scores(test, p))
-            accs = [a for a, _, _ in runs]
-            print(
-                f"{name:12} {n:3d} {statistics.mean(accs):6.1%} "
-                f"({min(accs):5.1%}-{max(accs):5.1%}) "
-                f"{statistics.mean(k for _, k, _ in runs):6.3f} "
-                f"{statistics.mean(a for _, _, a in runs):6.3f}"
-            )
+            print(draws_row(f"{name:12}", n, runs))
 
 
 def main() -> None:
@@ -326,13 +330,7 @@ def main() -> None:
                     ensemble=cfg.get("ens", ()),  # type: ignore[arg-type]
                 )
                 runs.append(scores(held, p))
-            accs = [a for a, _, _ in runs]
-            print(
-                f"{name:40} {n:3d} {statistics.mean(accs):6.1%} "
-                f"({min(accs):5.1%}-{max(accs):5.1%}) "
-                f"{statistics.mean(k for _, k, _ in runs):6.3f} "
-                f"{statistics.mean(a for _, _, a in runs):6.3f}"
-            )
+            print(draws_row(f"{name:40}", n, runs))
 
 
 # -- which answers to label first ---------------------------------------------------

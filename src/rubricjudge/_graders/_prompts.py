@@ -141,7 +141,8 @@ class Prefix:
     submission_text: str = ""
     media: tuple[MediaPart, ...] = ()
     submission_at: int = 0
-    """Where the submission's block starts in ``text`` (it runs to the end)."""
+    """Where the submission's block starts in ``text``; a judge that pools its hidden
+    states reads from here to the end of ``text`` (a note on images may follow)."""
 
 
 CONVERSATION_HEADING = (

@@ -462,21 +462,25 @@ class _Run:
             raise JudgeError(why, category="parse", raw_text=text) from None
 
     def _span(self, request: JudgeRequest) -> tuple[int, int] | None:
-        """The token positions of ``request.pool_chars`` (the submission), if any."""
-        if request.pool_chars is None or not request.features:
+        """The token positions of ``request.pool_chars`` (the submission), if pooled.
+
+        Only a judge whose blocks average over the submission (``hidden_blocks: all``)
+        needs them: otherwise nothing is tokenised again here.
+        """
+        cap = self.model.capture
+        if request.pool_chars is None or not request.features or cap is None or not cap.pooling():
             return None
         a, b = request.pool_chars
-        head, _, _ = self.model.scaffold
+        head, mid, _ = self.model.scaffold
         llm = self.model.llm
 
         def n(text: str, special: bool) -> int:
+            if not text:
+                return 0
             return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=special))
 
-        _, mid, _ = self.model.scaffold
-        start = (n(head, True) if head else 0) + (n(request.system, False) if request.system else 0)
-        start += n(mid, True) if mid else 0
-        lo = start + (n(request.user[:a], False) if a else 0)
-        hi = start + (n(request.user[:b], False) if b else 0)
+        start = n(head, True) + n(request.system, False) + n(mid, True)
+        lo, hi = start + n(request.user[:a], False), start + n(request.user[:b], False)
         return (lo, hi) if hi > lo else None
 
     def _tok(self, text: str) -> list[int]:
