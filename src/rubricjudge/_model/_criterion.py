@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._media_check import MediaCheck, media_problem
-from ._trajectory import Scope, TrajectoryCheck, TurnAggregation, check_problem
+from ._trajectory_check import Scope, TrajectoryCheck, TurnAggregation, check_problem
 
 __all__ = [
     "CANONICAL_NA_OPTION",
@@ -256,7 +256,7 @@ class Criterion(BaseModel):
     the top of the scale) means the fault is present.
     A criterion with ``subcriteria`` is scored as the weighted mean of its children.
     ``scope`` says which part of a conversation a judge decides it on (see
-    ``_trajectory``); ``turn_aggregation`` combines the verdicts of every assistant
+    ``_trajectory_check``); ``turn_aggregation`` combines the verdicts of every assistant
     turn (``all`` by default, ``any`` on a penalty).
     """
 
