@@ -1,4 +1,4 @@
-"""The criterion: one weighted requirement, with its parts (``_parts``, re-exported here).
+"""The criterion: one weighted requirement, with its parts (``_criterion_parts``, re-exported here).
 
 One model carries every seed format without loss: autorubric / ``rubric`` criteria
 (requirement, weight, options), OpenRubricRL (name, semver version, domain, scale,
@@ -14,8 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from ._media_check import media_problem
-from ._parts import (
+from ._criterion_parts import (
     CANONICAL_NA_OPTION,
     DEFAULT_WEIGHT,
     SEMVER,
@@ -30,6 +29,7 @@ from ._parts import (
     ScoringMethod,
     ScoringType,
 )
+from ._media_check import media_problem
 from ._trajectory_check import Scope, TurnAggregation, check_problem
 
 __all__ = [

@@ -1,7 +1,7 @@
 """What grading produces: per-criterion reports and evaluation reports.
 
 The small records a criterion report holds (token usage, option selections, votes,
-checks, turns) are in ``_records`` and re-exported here.
+checks, turns) are in ``_report_parts`` and re-exported here.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._records import (
+from ._report_parts import (
     CalibrationRecord,
     Escalation,
     EvidenceCheck,
