@@ -177,7 +177,7 @@ async def _calibrated(
     from _agreement_data import collect_samples
 
     from rubricjudge._calibration import fit_groups
-    from rubricjudge._calibration._model import Calibration
+    from rubricjudge._calibration._groups import Calibration
 
     grader = CriterionGrader("local", verdict_method=method, evidence="off", calibration=None)
     progress(f"  fitting a calibration on {len(dev)} dev cases")

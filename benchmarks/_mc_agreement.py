@@ -74,7 +74,7 @@ def _calibrated(dev: Sequence[Judged], method: str = "platt") -> Pick:
 
 
 def protocol_e(cached_only: bool = False) -> None:
-    from rubricjudge._datasets._examples import load_example_dataset
+    from rubricjudge._datasets._bundled import load_example_dataset
 
     data: RubricDataset = load_example_dataset("llm_rubric_microsoft")
     splits: dict[str, list[int]] = {"dev": [], "test": []}

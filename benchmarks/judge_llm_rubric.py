@@ -17,7 +17,7 @@ os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 
 from _realdata import judge_dataset, llm_rubric_split  # noqa: E402
 
-from rubricjudge._datasets._examples import load_example_dataset  # noqa: E402
+from rubricjudge._datasets._bundled import load_example_dataset  # noqa: E402
 
 
 def main() -> None:

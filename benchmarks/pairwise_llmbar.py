@@ -43,7 +43,7 @@ from rubricjudge import Rubric  # noqa: E402
 from rubricjudge._graders._pairwise import PairwiseGrader  # noqa: E402
 from rubricjudge._judges._registry import get_judge  # noqa: E402
 from rubricjudge._model._pairwise import PairwiseReport  # noqa: E402
-from rubricjudge._model._pairwise_stats import PairwiseTally, credit  # noqa: E402
+from rubricjudge._stats._pairwise_stats import PairwiseTally, credit  # noqa: E402
 
 FILES = (
     "LLMBar_Natural",

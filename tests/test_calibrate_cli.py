@@ -16,7 +16,7 @@ import pytest
 
 from chat_server import ChatServer, Reply
 from rubricjudge import Criterion, CriterionVerdict, Rubric
-from rubricjudge._calibration._model import criterion_id
+from rubricjudge._calibration._groups import criterion_id
 from rubricjudge._cli.main import main
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._registry import get_judge

@@ -16,7 +16,7 @@ import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionOption
 from rubricjudge._calibration import Calibration, CalibrationGroup
-from rubricjudge._calibration._model import criterion_id, group_ids
+from rubricjudge._calibration._groups import criterion_id, group_ids
 from rubricjudge._cli.main import main
 
 SHIPPED = Path(__file__).parents[1] / "src/rubricjudge/data/local_calibration.json"

@@ -13,7 +13,7 @@ import pytest
 
 from rubricjudge import CriterionVerdict
 from rubricjudge._datasets import RubricDataset
-from rubricjudge._datasets._examples import example_datasets, load_example_dataset
+from rubricjudge._datasets._bundled import example_datasets, load_example_dataset
 from rubricjudge._errors import ConfigError
 
 SHARED = (

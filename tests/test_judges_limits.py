@@ -12,7 +12,7 @@ from judge_helpers import openai_judge, request, waits
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
-from rubricjudge._judges._limits import Gate, TokenBucket, limits_for
+from rubricjudge._judges._provider_limits import Gate, TokenBucket, limits_for
 from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import evaluate
 

@@ -9,8 +9,8 @@ import pytest
 
 from media_helpers import pdf, png
 from rubricjudge import Rubric
+from rubricjudge._conversations._media_part import MediaPart
 from rubricjudge._graders import CriterionGrader
-from rubricjudge._model._media import MediaPart
 from rubricjudge.errors import RubricError
 
 B64 = base64.b64encode

@@ -17,12 +17,12 @@ from chat_server import ChatServer, Reply
 from media_helpers import pdf, png
 from rubricjudge import Criterion, Rubric, RubricDataset
 from rubricjudge._cli.main import main
+from rubricjudge._conversations._submission import to_submission
 from rubricjudge._errors import ConfigError, DatasetError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._base import JudgeConfig
 from rubricjudge._judges._media import MediaBudget
 from rubricjudge._judges._registry import get_judge
-from rubricjudge._model._submission import to_submission
 from test_judges_litellm import HAS_LITELLM, stand_in  # noqa: F401 - the fixture
 from test_judges_litellm import reply as litellm_reply
 
@@ -215,7 +215,7 @@ def test_the_media_root_allows_a_wider_folder(
 
 
 def test_limits_on_size_and_count(pictures: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rubricjudge._model import _media
+    from rubricjudge._conversations import _media_source as _media
 
     monkeypatch.setattr(_media, "MAX_PART_BYTES", 50)
     with pytest.raises(ConfigError, match=r"to_grade\[1\]: 'data' is over the limit of 50"):

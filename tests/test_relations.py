@@ -273,7 +273,7 @@ def test_without_the_relation_both_are_met(chat_server: ChatServer) -> None:
 
 def test_a_calibration_decides_with_its_probabilities(chat_server: ChatServer) -> None:
     from rubricjudge._calibration import Calibration, CalibrationGroup
-    from rubricjudge._calibration._model import criterion_id
+    from rubricjudge._calibration._groups import criterion_id
 
     # the judge prefers partial (0.7 against 0.6); the calibration fitted for "full"
     # raises its MET (bias +2 on the logit), so the calibrated joint decision keeps full

@@ -452,7 +452,7 @@ def test_bad_usage_is_unknown_usage_and_the_verdict_stands(chat_server: Any, usa
 
 
 def test_one_reply_cannot_charge_the_token_limit_without_bound() -> None:
-    from rubricjudge._judges._limits import ProviderLimits
+    from rubricjudge._judges._provider_limits import ProviderLimits
 
     limits = ProviderLimits("bench").configure(None, None, 60_000)  # 1,000 tokens a second
     assert limits.tokens is not None and limits.tokens.try_take(100) == 0.0

@@ -49,7 +49,7 @@ def test_evaluate_resume_and_metrics(tmp_path: Path, capsys: pytest.CaptureFixtu
         main(["evaluate", "example:llm_rubric_microsoft", "--judge", "fake", "--max-items", "1"])
         == 0
     )
-    from rubricjudge._datasets._examples import load_example_dataset
+    from rubricjudge._datasets._bundled import load_example_dataset
 
     ds = load_example_dataset("llm_rubric_microsoft")
     ds.items[0].submission += " (edited)"

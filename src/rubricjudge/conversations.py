@@ -11,14 +11,14 @@ docs/conversations.md.
 
 from __future__ import annotations
 
+from ._conversations._conversation import AssistantTurn, Conversation, Message, ToolCall, ToolUse
+from ._conversations._messages import read_messages
+from ._conversations._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission
+from ._conversations._submission import Submission, render_for_prompt, to_submission
 from ._methods._trajectory import json_subset, trajectory_holds
-from ._model._conversation import AssistantTurn, Conversation, Message, ToolCall, ToolUse
-from ._model._messages import read_messages
-from ._model._render_page import PAGE_CSS, page_view, render_for_page
-from ._model._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission, render_for_prompt
 from ._model._reports import TurnReport
-from ._model._submission import Submission, to_submission
-from ._model._trajectory import SCOPES, TRAJECTORY_CHECKS, TrajectoryCheck
+from ._model._trajectory_check import SCOPES, TRAJECTORY_CHECKS, TrajectoryCheck
+from ._pages._render_page import PAGE_CSS, page_view, render_for_page
 
 __all__ = [
     "OVER_BUDGET_POLICIES",

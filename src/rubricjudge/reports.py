@@ -17,7 +17,6 @@ from ._model import (
     OptionSelection,
     OrderAnswer,
     PairwiseReport,
-    PairwiseStats,
     RelationRecord,
     ScaleScore,
     ScoringPolicy,
@@ -26,6 +25,7 @@ from ._model import (
     TieBreak,
     TokenUsage,
 )
+from ._stats._pairwise_stats import PairwiseStats
 
 __all__ = [
     "CalibrationRecord",

@@ -26,7 +26,7 @@ from .._features import PROBE_BLOCKS
 from .._model._rubric import Criterion
 from ._checks import ANSWERS
 from ._fit import apply_fit, fit_scale_bias
-from ._model import (
+from ._groups import (
     BINARY,
     POSITIONS,
     Calibration,

@@ -199,7 +199,7 @@ class _Tally:
     """Counts what was written, and keeps the pairwise numbers."""
 
     def __init__(self, pairwise: bool) -> None:
-        from .._model._pairwise_stats import PairwiseTally
+        from .._stats._pairwise_stats import PairwiseTally
 
         self.items = self.graded = self.failed = 0
         self.pairs = PairwiseTally() if pairwise else None

@@ -10,8 +10,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import ConfigError, RubricJudgeError
 from .._limits import DataLimitError, describe_json_error, json_loads, numbered_lines
-from .._model._flips import FlipTally
 from .._model._reports import EvaluationReport
+from .._stats._flips import FlipTally
 
 if TYPE_CHECKING:
     from .._judges._fleet import EndpointStats
@@ -72,11 +72,11 @@ def text_field(obj: dict[str, Any], key: str, where: str) -> str | None:
 def _submission(obj: dict[str, Any], where: str, media_file: str | None = None) -> Any:
     """The line's submission: ``submission`` (text, thinking/output, parts) or ``messages``.
 
-    Images' paths start from ``media_file``'s folder and stay in it (see ``_media``).
+    Images' paths start from ``media_file``'s folder and stay in it (see ``_media_source``).
     """
-    from .._model._media import media_source
-    from .._model._messages import read_messages_with_media
-    from .._model._submission import Submission, to_submission
+    from .._conversations._media_source import media_source
+    from .._conversations._messages import read_messages_with_media
+    from .._conversations._submission import Submission, to_submission
 
     has_text, has_messages = "submission" in obj, "messages" in obj
     if has_text == has_messages:
@@ -102,8 +102,8 @@ def _submission(obj: dict[str, Any], where: str, media_file: str | None = None) 
 
 def _reference(obj: dict[str, Any], where: str, media_file: str | None) -> Any:
     """The line's ``reference`` (or ``reference_submission``): text, or content parts."""
-    from .._model._media import media_source
-    from .._model._submission import to_reference
+    from .._conversations._media_source import media_source
+    from .._conversations._submission import to_reference
 
     key = "reference" if obj.get("reference") is not None else "reference_submission"
     value = obj.get(key)

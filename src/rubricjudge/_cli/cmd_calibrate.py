@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _criterion_names(dataset: Any) -> dict[str, str]:
     """The name of each criterion group (``criterion:<hash>``) in the dataset's rubrics."""
-    from .._calibration._model import criterion_id
+    from .._calibration._groups import criterion_id
 
     names: dict[str, str] = {}
     seen: set[int] = set()
@@ -212,7 +212,7 @@ def _group_name(gid: str, names: dict[str, str]) -> str:
 
 def _skipped(dataset: Any, calibration: Any, names: dict[str, str]) -> list[str]:
     """Lines naming the groups the training labels could not fit, and why."""
-    from .._calibration._model import group_ids
+    from .._calibration._groups import group_ids
     from .._calibration._train import (
         MIN_PER_CRITERION,
         MIN_PER_CRITERION_LABEL,

@@ -135,8 +135,8 @@ def _pairwise(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge metrics``."""
     from .._metrics import compute_metrics
-    from .._model._flips import FlipTally
     from .._runs import RunResult
+    from .._stats._flips import FlipTally
 
     if Path(args.run_dir).is_file():
         return _pairwise(args)

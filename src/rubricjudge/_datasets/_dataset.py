@@ -20,13 +20,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
+from .._conversations._conversation import Conversation
+from .._conversations._messages import read_messages_with_media
+from .._conversations._submission import Submission
 from .._errors import ConversationError, DatasetError, VerdictError
 from .._limits import without_surrogates
-from .._model._conversation import Conversation
-from .._model._messages import read_messages_with_media
 from .._model._rubric import CriterionVerdict, Rubric
 from .._model._scoring import CannotAssessStrategy
-from .._model._submission import Submission
 from .._model._verdicts import reports_from_verdicts
 from ._split import stratified_split
 

@@ -34,14 +34,14 @@ from typing import Any, cast
 
 import yaml
 
+from .._conversations._conversation import Conversation
+from .._conversations._media_source import media_source
+from .._conversations._messages import read_messages_with_media
+from .._conversations._submission import Submission, read_parts, to_reference
 from .._errors import ConfigError, ConversationError, DatasetError
 from .._formats import load_data
 from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
-from .._model._conversation import Conversation
-from .._model._media import media_source
-from .._model._messages import read_messages_with_media
 from .._model._rubric import CriterionVerdict, Rubric
-from .._model._submission import Submission, read_parts, to_reference
 from ._dataset import DataItem, DatasetBase
 
 __all__ = [

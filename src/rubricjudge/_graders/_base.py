@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Self, TypeVar
 
 from .._aio import run_sync
+from .._conversations._media_part import MediaPart
+from .._conversations._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission
+from .._conversations._submission import is_part_list, render_for_prompt, to_reference
 from .._errors import ConfigError
 from .._judges._base import Judge
-from .._judges._limits import DEFAULT_CONCURRENCY
-from .._model._media import MediaPart
-from .._model._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission, render_for_prompt
+from .._judges._provider_limits import DEFAULT_CONCURRENCY
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
 from .._model._scoring import (
@@ -32,7 +33,6 @@ from .._model._scoring import (
     ScoringPolicy,
     on_scale,
 )
-from .._model._submission import is_part_list, to_reference
 from .._trace import span
 from ._combine import FailurePolicy
 from ._ensemble import JudgeSpec

@@ -1,7 +1,7 @@
 """What a grader takes in: the submission, few-shot examples and the length penalty.
 
 The submission model (text, ``{"thinking", "output"}`` or a conversation) lives in
-``_model._submission``; it is re-exported here, where graders have always found it.
+``_conversations._submission``; it is re-exported here, where graders have always found it.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from .._conversations._submission import Submission, to_submission
 from .._errors import ConfigError
 from .._model._rubric import Criterion, CriterionVerdict, Rubric
 from .._model._scoring import leaf_reports
-from .._model._submission import Submission, to_submission
 
 __all__ = [
     "FewShotExample",

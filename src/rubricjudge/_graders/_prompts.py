@@ -25,8 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._conversations._media_part import MediaPart
 from .._judges._base import Decision
-from .._model._media import MediaPart
 from .._model._rubric import CalibrationExample, Criterion, Rubric
 from ._inputs import Submission
 

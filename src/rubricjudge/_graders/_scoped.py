@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._conversations._conversation import AssistantTurn
 from .._errors import JudgeError
-from .._model._conversation import AssistantTurn
 from .._model._reports import (
     CriterionReport,
     OptionSelection,

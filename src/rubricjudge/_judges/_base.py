@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .._model._media import MediaPart
+from .._conversations._media_part import MediaPart
 from .._model._reports import TokenUsage
 
 if TYPE_CHECKING:

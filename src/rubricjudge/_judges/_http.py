@@ -9,7 +9,7 @@ category the reliability layer knows how to retry.
   hosts; plain for ``http://`` on loopback, with no CA bundle), each made when first used,
   closed with the loop: ``asyncio.run`` finalizes the async generator that owns it.
   The connector keeps connections alive (idle ones expire after 30 s) and caps them
-  at ``MAX_CONNECTIONS``; the provider limits in ``_limits`` bound calls in flight.
+  at ``MAX_CONNECTIONS``; the provider limits in ``_provider_limits`` bound calls in flight.
 - ``timeout_s`` bounds the whole call; connecting has its own bound (at most 30 s).
 - A reply body may be at most ``MAX_REPLY_BYTES`` once decompressed (gzip, deflate,
   brotli where installed): it is read in chunks and refused past the cap, so a

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._model._media import MediaPart, image_size, sniff
+from .._conversations._media_part import MediaPart, image_size, sniff
 from ._base import JudgeRequest
 
 __all__ = [

@@ -32,10 +32,10 @@ from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._fleet import EndpointStats, Fleet, parse_base_urls
 from ._http import HTTPReply, merge_headers, status_error
-from ._limits import DEFAULT_CONCURRENCY
 from ._logprobs import decision_probabilities
 from ._media import DEFAULT_BUDGET, openai_content
 from ._parse import parse_json_reply
+from ._provider_limits import DEFAULT_CONCURRENCY
 from ._reliable import Provider
 from ._schema_check import schema_accepts
 

@@ -23,7 +23,7 @@ from .._model._reports import TokenUsage
 from ._base import Judge, JudgeConfig, JudgeRequest, JudgeResponse
 from ._cache import ResponseCache, cache_key, open_cache
 from ._cost import check_prices, cost_of
-from ._limits import ProviderLimits, limits_for
+from ._provider_limits import ProviderLimits, limits_for
 from ._retry import TRANSIENT, Backoff, retry_after_of
 from ._schema_check import schema_accepts
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._conversations._media_source import media_source
 from .._datasets._io import RubricDataset, _add, load_text
 from .._errors import DatasetError, missing_extra
 from .._limits import (
@@ -34,7 +35,6 @@ from .._limits import (
     read_text,
     without_surrogates,
 )
-from .._model._media import media_source
 
 __all__ = ["DatasetFile", "kind_of"]
 

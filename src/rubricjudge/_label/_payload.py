@@ -7,9 +7,9 @@ from typing import Any
 
 from .._datasets._dataset import DataItem
 from .._datasets._labels import leaf_names, read_records
-from .._model._media import media_view
-from .._model._render_page import page_view
 from .._model._rubric import Criterion
+from .._pages._media_view import media_view
+from .._pages._render_page import page_view
 from ._file import DatasetFile
 from ._judged import Judged
 from ._store import item_names

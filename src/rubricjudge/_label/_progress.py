@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._calibration._model import group_ids
+from .._calibration._groups import group_ids
 from .._calibration._train import MIN_PER_LABEL, MIN_POOLED, labels_needed
 from .._datasets._labels import LABELS_KEY, leaf_names, read_records
 from .._model._rubric import Criterion, CriterionVerdict

@@ -13,11 +13,11 @@ import io
 import re
 from typing import Any
 
-from .._model._media import MediaPart
+from .._conversations._media_part import MediaPart
+from .._conversations._submission import Submission, to_submission
 from .._model._media_check import MediaCheck
 from .._model._reports import CriterionReport
 from .._model._rubric import Criterion, CriterionVerdict, ScoringType
-from .._model._submission import Submission, to_submission
 from ._levels import error_report, level_report
 
 __all__ = ["run_media"]

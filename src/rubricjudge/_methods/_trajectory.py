@@ -1,6 +1,6 @@
 """The ``trajectory`` method: exact checks on a conversation's tool calls, no judge call.
 
-The checks are described in ``_model._trajectory``. The report's ``evidence`` names
+The checks are described in ``_model._trajectory_check``. The report's ``evidence`` names
 the calls that decided (``call 3: book_reservation at #29``) and ``notes`` the check
 in words. A submission that is not a conversation cannot be checked: that is a
 recorded error (category ``input``), priced by the CANNOT_ASSESS strategy like any
@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._conversations._conversation import Conversation, ToolUse
+from .._conversations._submission import Submission, to_submission
 from .._errors import RubricJudgeError
-from .._model._conversation import Conversation, ToolUse
 from .._model._reports import CriterionReport
 from .._model._rubric import Criterion, CriterionVerdict, ScoringType
-from .._model._submission import Submission, to_submission
-from .._model._trajectory import TrajectoryCheck
+from .._model._trajectory_check import TrajectoryCheck
 from ._levels import error_report, level_report
 
 __all__ = ["json_subset", "run_trajectory", "trajectory_holds"]

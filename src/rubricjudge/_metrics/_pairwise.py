@@ -1,6 +1,6 @@
 """Agreement of pairwise preferences with human preference labels, with bootstrap intervals.
 
-The numbers are defined in ``_model._pairwise_stats``: accuracy with ties counted
+The numbers are defined in ``_stats._pairwise_stats``: accuracy with ties counted
 half, agreement excluding ties, accuracy without the swap, the consistency rate
 and the share won by the answer shown first. The intervals resample pairs.
 """
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .._errors import ConfigError
 from .._limits import json_loads
 from .._model._pairwise import PairwiseReport
-from .._model._pairwise_stats import PairwiseStats, PairwiseTally, credit, first_order_preference
+from .._stats._pairwise_stats import PairwiseStats, PairwiseTally, credit, first_order_preference
 
 __all__ = ["PairwiseMetrics", "pairwise_metrics", "read_pairwise_reports"]
 

@@ -13,7 +13,6 @@ from ._criterion import (
 )
 from ._group import GroupReport, ListwiseAnswer, TieBreak
 from ._pairwise import CriterionPreference, OrderAnswer, PairwiseReport
-from ._pairwise_stats import PairwiseStats
 from ._relations import Implication, Relation
 from ._reports import (
     CalibrationRecord,
@@ -56,7 +55,6 @@ __all__ = [
     "OptionSelection",
     "OrderAnswer",
     "PairwiseReport",
-    "PairwiseStats",
     "Relation",
     "RelationRecord",
     "Rubric",

@@ -26,7 +26,8 @@ Sums are exactly rounded (``math.fsum``), so a score does not depend on the orde
 the criteria; ``ScoringPolicy(compat="autorubric")`` adds in rubric order instead, as
 autorubric, ``rubric`` on Python 3.11 and PaperBench do, to match their results to the
 last bit.
-Verdict values are parsed into reports in ``_verdicts`` (re-exported here).
+Verdict values are parsed into reports in ``_verdicts``, the policy is ``_policy`` and the
+credit of one report ``_credit`` (all re-exported here).
 
 **A judge failure is not CANNOT_ASSESS.** A criterion whose judge failed (``error``
 set) and for which no fallback verdict stood in (``default_fallback_verdicts``) is
@@ -59,19 +60,28 @@ rules for the dataknobs executor's, which score a failure as 0 and do not clamp
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ._rubric import Criterion, CriterionVerdict, Rubric, Scale
+from ._credit import normalized, report_value, weights_all_negative
+from ._policy import (
+    COMPAT_CHOICES,
+    DEFAULT_POLICY,
+    JUDGE_FAILURE_CHOICES,
+    CannotAssessStrategy,
+    Compat,
+    JudgeFailurePolicy,
+    ScoringPolicy,
+)
+from ._rubric import CriterionVerdict, Rubric, Scale
 from ._verdicts import assemble_reports, parse_verdict, reports_from_verdicts
 
 if TYPE_CHECKING:
     from ._reports import CriterionReport, EvaluationReport, SectionScore
 
 __all__ = [
+    "COMPAT_CHOICES",
     "DEFAULT_POLICY",
     "JUDGE_FAILURE_CHOICES",
     "CannotAssessStrategy",
@@ -94,215 +104,6 @@ __all__ = [
     "under_the_rule",
     "weighted_leaves",
 ]
-
-
-class CannotAssessStrategy(StrEnum):
-    """What a CANNOT_ASSESS verdict counts as.
-
-    SKIP leaves the criterion out; ZERO gives no credit; PARTIAL gives
-    ``partial_credit``; FAIL assumes the worst for the weight's sign (UNMET on a
-    positive criterion, MET on a penalty, the worst option on a multi-choice one).
-    """
-
-    SKIP = "skip"
-    ZERO = "zero"
-    PARTIAL = "partial"
-    FAIL = "fail"
-
-    @classmethod
-    def _missing_(cls, value: object) -> CannotAssessStrategy | None:
-        # accept "SKIP", " Zero " and friends; anything else is a ValueError naming the choices
-        if isinstance(value, str):
-            for member in cls:
-                if member.value == value.strip().lower():
-                    return member
-        return None
-
-
-Compat = Literal["rubricjudge", "autorubric", "dataknobs"]
-COMPAT_CHOICES: tuple[Compat, ...] = ("rubricjudge", "autorubric", "dataknobs")
-
-JudgeFailurePolicy = Literal["no_score", "partial"]
-"""What an item whose judge failed on a weighted criterion scores (see the module docstring):
-``"no_score"`` (the default) none, ``"partial"`` the floor over the decided criteria."""
-JUDGE_FAILURE_CHOICES: tuple[JudgeFailurePolicy, ...] = ("no_score", "partial")
-
-
-@dataclass(frozen=True)
-class ScoringPolicy:
-    """How to score: the CANNOT_ASSESS strategy, whether to normalise, whose rules.
-
-    ``compat="rubricjudge"`` (the default) never counts a failure as a verdict: a
-    scoring function that raises or answers something that is not a level is
-    recorded and priced by ``cannot_assess``, a level label is read as its level,
-    and the score is clamped to [0, 1]. ``compat="dataknobs"`` reproduces the
-    dataknobs executor exactly instead: failures and unknown levels score 0, only
-    exact level ids count, ``score = Σ w·s / Σ w`` with negative weights and no
-    clamp, and a rubric where everything failed scores 0.0 (and fails its
-    threshold) rather than None. ``cannot_assess`` and ``partial_credit`` do not
-    apply under ``dataknobs``: anything undecided is worth 0 there.
-    ``compat="autorubric"`` keeps rubricjudge's rules but adds the weighted terms in
-    rubric order, as autorubric's ``score_reports`` does, instead of exactly rounded:
-    the two can differ in the last bit, and a PaperBench tree then matches its scores.
-
-    ``judge_failure`` is what an item gets when its judge failed on a criterion that
-    carries weight: ``"no_score"`` (the default; the item is failed) or ``"partial"``
-    (the floor over the decided criteria, flagged ``partial``). A judge failure is
-    never priced by ``cannot_assess``: that prices CANNOT_ASSESS verdicts a judge gave.
-    """
-
-    cannot_assess: CannotAssessStrategy = CannotAssessStrategy.SKIP
-    partial_credit: float = 0.5
-    normalize: bool = True
-    compat: Compat = "rubricjudge"
-    judge_failure: JudgeFailurePolicy = "no_score"
-
-    @classmethod
-    def dataknobs(cls, *, normalize: bool = True) -> ScoringPolicy:
-        """Return the policy that scores exactly as dataknobs' ``RubricExecutor`` does."""
-        return cls(CannotAssessStrategy.ZERO, normalize=normalize, compat="dataknobs")
-
-    @classmethod
-    def coerce(cls, value: ScoringPolicy | str | None) -> ScoringPolicy:
-        """Return a policy from a policy, a compat name (``"dataknobs"``) or None (the default).
-
-        Raises:
-            ValueError: an unknown name; the message lists the valid ones.
-        """
-        if value is None:
-            return DEFAULT_POLICY
-        if isinstance(value, ScoringPolicy):
-            return value
-        if value == "dataknobs":
-            return cls.dataknobs()
-        if value == "autorubric":
-            return cls(compat="autorubric")
-        if value == "rubricjudge":
-            return DEFAULT_POLICY
-        choices = ", ".join(repr(c) for c in COMPAT_CHOICES)
-        raise ValueError(f"scoring policy {value!r} is unknown; use one of {choices}")
-
-    def with_normalize(self, normalize: bool) -> ScoringPolicy:
-        """This policy with ``normalize`` set (everything else kept)."""
-        return replace(self, normalize=normalize)
-
-    def __post_init__(self) -> None:
-        if self.compat not in COMPAT_CHOICES:
-            choices = ", ".join(repr(c) for c in COMPAT_CHOICES)
-            raise ValueError(f"compat {self.compat!r} is unknown; use one of {choices}")
-        if self.judge_failure not in JUDGE_FAILURE_CHOICES:
-            choices = ", ".join(repr(c) for c in JUDGE_FAILURE_CHOICES)
-            raise ValueError(
-                f"judge_failure {self.judge_failure!r} is unknown; use one of {choices}"
-            )
-        if not isinstance(self.cannot_assess, CannotAssessStrategy):
-            try:
-                strategy = CannotAssessStrategy(self.cannot_assess)
-            except ValueError:
-                choices = ", ".join(repr(m.value) for m in CannotAssessStrategy)
-                bad = self.cannot_assess
-                raise ValueError(
-                    f"cannot_assess strategy {bad!r} is unknown; use one of {choices}"
-                ) from None
-            object.__setattr__(self, "cannot_assess", strategy)
-        if not 0.0 <= self.partial_credit <= 1.0:
-            raise ValueError(
-                f"partial_credit {self.partial_credit!r} is outside [0, 1]; give a fraction"
-            )
-
-
-DEFAULT_POLICY = ScoringPolicy()
-
-
-def _cannot_assess_value(criterion: Criterion, policy: ScoringPolicy) -> float | None:
-    strategy = policy.cannot_assess
-    if strategy is CannotAssessStrategy.SKIP:
-        return None
-    if strategy is CannotAssessStrategy.ZERO:
-        return 0.0
-    if strategy is CannotAssessStrategy.PARTIAL:
-        # partial credit is credit: a penalty that could not be assessed is not charged
-        # (autorubric's compute_score, which the seed leaves unstated)
-        return policy.partial_credit if criterion.weight >= 0 else 0.0
-    if criterion.is_multi_choice:
-        return criterion.worst_scored_option()[1].value
-    return 0.0 if criterion.weight >= 0 else 1.0
-
-
-def report_value(report: CriterionReport, policy: ScoringPolicy = DEFAULT_POLICY) -> float | None:
-    """Credit in [0, 1] of one report, or None when it does not count."""
-    if policy.compat == "dataknobs":
-        from ._scoring_dataknobs import dataknobs_credit
-
-        return dataknobs_credit(report)
-    if report.children:
-        return _normalized(list(report.children), policy, _all_negative(report.children))[0]
-    if report.turn_credit is not None:  # the mean over a conversation's assistant turns
-        return report.turn_credit
-    if report.selection is not None:
-        if report.selection.na:
-            return _cannot_assess_value(report.criterion, policy)
-        return report.selection.value
-    if report.scale_score is not None:
-        return report.scale_score.value
-    if report.verdict is CriterionVerdict.MET:
-        return 1.0
-    if report.verdict is CriterionVerdict.UNMET:
-        return 0.0
-    return _cannot_assess_value(report.criterion, policy)
-
-
-def _all_negative(reports: Iterable[CriterionReport]) -> bool:
-    return all(r.criterion.weight < 0 for r in reports)
-
-
-def _normalized(
-    reports: Sequence[CriterionReport], policy: ScoringPolicy, all_negative: bool = False
-) -> tuple[float | None, float, bool]:
-    """(normalised score or None if nothing counted, raw weighted sum, anything counted).
-
-    ``all_negative`` is kept for callers; the formula follows the weights that counted.
-    """
-    if policy.compat == "dataknobs":
-        from ._scoring_dataknobs import dataknobs_score
-
-        score_dk, raw_dk = dataknobs_score(reports)
-        return score_dk, raw_dk, bool(reports)
-    terms: list[float] = []
-    positives: list[float] = []
-    absolutes: list[float] = []
-    counted = False
-    for r in reports:
-        v = report_value(r, policy)
-        if v is None:
-            continue
-        counted = True
-        w = r.criterion.weight
-        terms.append(v * w)
-        absolutes.append(abs(w))
-        if w > 0:
-            positives.append(w)
-    # exactly rounded sums: scores at a pass threshold must not flip on the order of the
-    # criteria; the autorubric mode adds in order, as the peers do, to match them bit for bit
-    add = _in_order if policy.compat == "autorubric" else math.fsum
-    raw, positive, absolute = add(terms), add(positives), add(absolutes)
-    if positive > 0:
-        score: float | None = raw / positive
-    elif absolute > 0:  # no positive weight counted: the all-negative formula
-        score = 1.0 + raw / absolute
-    else:  # only zero weights counted: 0.0, as autorubric and rubric; nothing: None
-        score = 0.0 if counted else None
-    if score is not None:
-        score = max(0.0, min(1.0, score))
-    return score, raw, counted
-
-
-def _in_order(values: Iterable[float]) -> float:
-    """``0.0 + v1 + v2 + ...`` left to right, as a plain Python loop (or 3.11's sum) adds."""
-    total = 0.0
-    for v in values:
-        total += v
-    return total
 
 
 @dataclass(frozen=True)
@@ -330,8 +131,8 @@ def score_reports(
     all_negative: bool | None = None,
 ) -> ScoreResult:
     """Score top-level criterion reports; the single source of truth for scores."""
-    neg = _all_negative(reports) if all_negative is None else all_negative
-    score, raw, counted = _normalized(reports, policy, neg)
+    neg = weights_all_negative(reports) if all_negative is None else all_negative
+    score, raw, counted = normalized(reports, policy, neg)
     score, raw = _gated(reports, policy, score, raw)
     ca = sum(1 for r in leaf_reports(reports) if r.verdict is CriterionVerdict.CANNOT_ASSESS)
     # unnormalised, nothing counted is no score either (None, as autorubric): not a 0.0
@@ -597,7 +398,7 @@ def section_scores(
         groups.setdefault(r.criterion.section, []).append(r)
     out = []
     for section, rs in groups.items():
-        score, raw, counted = _normalized(rs, policy, _all_negative(rs))
+        score, raw, counted = normalized(rs, policy, weights_all_negative(rs))
         value = score if policy.normalize else (raw if counted else None)
         out.append(SectionScore(section=section, score=value, raw_score=raw, criteria=len(rs)))
     return out

@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._conversations._conversation import Conversation
+from .._conversations._render_prompt import render_conversation
+from .._conversations._submission import Submission
 from .._errors import ConfigError
-from .._model._conversation import Conversation
-from .._model._media import media_view
-from .._model._render_page import page_view
-from .._model._render_prompt import render_conversation
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._scoring import leaf_reports
-from .._model._submission import Submission
+from .._pages._media_view import media_view
+from .._pages._render_page import page_view
 
 __all__ = ["RunData", "conversation_view", "load_run", "submission_of"]
 

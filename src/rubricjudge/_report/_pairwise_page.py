@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 
 from .._model._pairwise import CriterionPreference, PairwiseReport
-from .._model._pairwise_stats import PairwiseStats, PairwiseTally
+from .._stats._pairwise_stats import PairwiseStats, PairwiseTally
 from ._assets import CSS
 from ._html import esc, fmt, table
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._model._flips import FlipTally
+from .._stats._flips import FlipTally
 from ._data import RunData
 from ._html import esc, table
 

@@ -16,9 +16,9 @@ __all__ = ["write_report"]
 
 def _conversation(row: dict[str, Any], path: Path, n: int) -> Any:
     """The line's conversation and its images and documents (paths from ``path``'s folder)."""
+    from .._conversations._media_source import media_source
+    from .._conversations._messages import read_messages_with_media
     from .._errors import ConversationError
-    from .._model._media import media_source
-    from .._model._messages import read_messages_with_media
 
     try:
         with media_source(path):
@@ -31,8 +31,8 @@ def _conversation(row: dict[str, Any], path: Path, n: int) -> Any:
 
 def _parts(sub: list[Any], path: Path, n: int) -> Any:
     """A submission of content parts (paths from ``path``'s folder)."""
-    from .._model._media import media_source
-    from .._model._submission import to_submission
+    from .._conversations._media_source import media_source
+    from .._conversations._submission import to_submission
 
     try:
         with media_source(path):
@@ -43,7 +43,7 @@ def _parts(sub: list[Any], path: Path, n: int) -> Any:
 
 def _attach_submissions(run: RunData, path: Path) -> None:
     """Fill a JSONL run's submissions from the grade input file (matched by id)."""
-    from .._model._media import media_view
+    from .._pages._media_view import media_view
 
     texts: dict[str, str] = {}
     views: dict[str, Any] = {}

@@ -144,9 +144,9 @@ def _to_grade(index: int, prompt: Any, completion: Any) -> tuple[Any, str | None
                 f"prompts[{index}] is {type(prompt).__name__}; give a string or a chat message "
                 'list [{"role": ..., "content": ...}]'
             )
-    from .._model._media import media_source
-    from .._model._messages import read_messages_with_media
-    from .._model._submission import Submission
+    from .._conversations._media_source import media_source
+    from .._conversations._messages import read_messages_with_media
+    from .._conversations._submission import Submission
 
     where = f"prompts[{index}] + completions[{index}]"
     try:

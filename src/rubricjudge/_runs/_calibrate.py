@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._calibration._model import Calibration, criterion_id
+from .._calibration._groups import Calibration, criterion_id
 from .._calibration._train import Sample, fit_groups
 from .._errors import UsageError
 from ._calibration_examples import example_keys, labelled_answers, pick_examples

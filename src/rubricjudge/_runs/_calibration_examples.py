@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._calibration._model import BINARY, criterion_id
+from .._calibration._groups import BINARY, criterion_id
 from .._graders._inputs import to_submission
 from .._model._rubric import CalibrationExample, Criterion
 from .._model._scoring import leaf_reports

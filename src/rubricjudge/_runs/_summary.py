@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._judges._fleet import EndpointStats
-from .._model._flips import FlipTally
 from .._model._reports import CriterionReport, EvaluationReport, TokenUsage
 from .._model._scoring import leaf_reports
 from .._quantiles import summary_percentiles
+from .._stats._flips import FlipTally
 from ._store import JudgmentRow
 
 __all__ = ["RunSummary", "SummaryBuilder", "endpoint_lines"]

@@ -48,11 +48,11 @@ class BatchItem(BaseModel):
         Raises:
             ConversationError: the messages are malformed (the error names their path).
         """
-        from .._model._media import media_source
+        from .._conversations._media_source import media_source
 
         if self.messages is not None:
-            from .._model._messages import read_messages_with_media
-            from .._model._submission import Submission
+            from .._conversations._messages import read_messages_with_media
+            from .._conversations._submission import Submission
 
             # a request names none of the server's files: images come as bytes
             with media_source(allow_paths=False, allow_urls=False):

@@ -6,8 +6,8 @@ report all list the least stable criteria from a :class:`FlipTally`.
 
 from __future__ import annotations
 
-from ._reports import EvaluationReport
-from ._scoring import leaf_reports
+from .._model._reports import EvaluationReport
+from .._model._scoring import leaf_reports
 
 __all__ = ["FlipTally"]
 

@@ -1,9 +1,11 @@
-"""Reading OpenAI and Anthropic messages into a :class:`Conversation`, and writing them back.
+"""Reading OpenAI and Anthropic messages into a :class:`Conversation`.
+
+Writing them back is :meth:`Conversation.to_openai` / :meth:`Conversation.to_anthropic`.
 
 Both forms may be mixed in one list (each message is read by its own shape):
 
 * OpenAI: ``content`` is text or a list of parts (``text``; ``image_url`` and
-  ``file`` parts are read as images and documents, see ``_media``; audio becomes a
+  ``file`` parts are read as images and documents, see ``_media_source``; audio becomes a
   short placeholder); an assistant's ``tool_calls`` hold
   ``function.arguments`` as JSON text; a ``tool`` message answers ``tool_call_id``.
   ``developer`` reads as ``system``; the legacy ``function_call`` and ``function``
@@ -29,9 +31,10 @@ from typing import Any
 from .._errors import ConversationError
 from .._limits import without_surrogates
 from ._conversation import Conversation, Message, Role, ToolCall
-from ._media import MediaCollector, MediaPart, MediaProblem, is_media_part
+from ._media_part import MediaPart, MediaProblem
+from ._media_source import MediaCollector, is_media_part
 
-__all__ = ["read_messages", "read_messages_with_media", "to_anthropic", "to_openai"]
+__all__ = ["read_messages", "read_messages_with_media"]
 
 _ROLES: dict[str, Role] = {
     "system": "system",
@@ -301,93 +304,3 @@ def read_messages_with_media(
     if not reader.out:
         raise _fail(where, "no messages; a conversation needs at least one")
     return Conversation(messages=tuple(reader.out)), tuple(reader.media.parts)
-
-
-# -- writing ---------------------------------------------------------------------------
-def _call_ids(conversation: Conversation, prefix: str) -> tuple[dict[int, str], dict[int, str]]:
-    """Ids to write: per (message, call) position, and per tool message the id it answers.
-
-    Calls read without an id (the legacy ``function_call``) get ``<prefix><number>``.
-    """
-    by_call: dict[int, str] = {}
-    by_result: dict[int, str] = {}
-    for use in conversation.tool_uses():
-        ident = use.call.id or f"{prefix}{use.number}"
-        by_call[use.number] = ident
-        if use.result is not None:
-            by_result[use.result] = ident
-    return by_call, by_result
-
-
-def to_openai(conversation: Conversation) -> list[dict[str, Any]]:
-    """The conversation as OpenAI chat messages; read back, it is the same conversation."""
-    by_call, by_result = _call_ids(conversation, "call_")
-    out: list[dict[str, Any]] = []
-    n = 0
-    for i, m in enumerate(conversation.messages):
-        if m.role == "tool":
-            item: dict[str, Any] = {
-                "role": "tool",
-                "tool_call_id": m.tool_call_id or by_result.get(i, ""),
-                "content": m.content,
-            }
-            if m.name:
-                item["name"] = m.name
-            out.append(item)
-            continue
-        item = {"role": m.role, "content": m.content}
-        if m.reasoning:
-            item["reasoning_content"] = m.reasoning
-        if m.tool_calls:
-            calls = []
-            for c in m.tool_calls:
-                n += 1
-                fn = {"name": c.name, "arguments": c.arguments_json}
-                calls.append({"id": by_call[n], "type": "function", "function": fn})
-            item["tool_calls"] = calls
-        out.append(item)
-    return out
-
-
-def to_anthropic(conversation: Conversation) -> dict[str, Any]:
-    """``{"system": ..., "messages": [...]}`` in Anthropic's form (tool results in user turns)."""
-    by_call, by_result = _call_ids(conversation, "toolu_")
-    system = [m.content for m in conversation.messages if m.role == "system"]
-    out: list[dict[str, Any]] = []
-    n = 0
-    for i, m in enumerate(conversation.messages):
-        if m.role == "system":
-            continue
-        if m.role == "tool":
-            block: dict[str, Any] = {
-                "type": "tool_result",
-                "tool_use_id": m.tool_call_id or by_result.get(i, ""),
-                "content": m.content,
-            }
-            if m.is_error:
-                block["is_error"] = True
-            last = out[-1] if out else None
-            if last is not None and last["role"] == "user" and last.get("results"):
-                last["content"].append(block)
-            else:
-                out.append({"role": "user", "content": [block], "results": True})
-            continue
-        blocks: list[dict[str, Any]] = []
-        if m.reasoning:
-            blocks.append({"type": "thinking", "thinking": m.reasoning})
-        if m.content:
-            blocks.append({"type": "text", "text": m.content})
-        for c in m.tool_calls:
-            n += 1
-            args = c.arguments if c.arguments_text is None else c.arguments_text
-            blocks.append({"type": "tool_use", "id": by_call[n], "name": c.name, "input": args})
-        if m.role == "user" and out and out[-1].get("results"):
-            out[-1]["content"].extend(blocks)  # Anthropic's results and text share a user turn
-            continue
-        out.append({"role": m.role, "content": blocks})
-    for item in out:
-        item.pop("results", None)
-    data: dict[str, Any] = {"messages": out}
-    if system:
-        data["system"] = "\n\n".join(system)
-    return data

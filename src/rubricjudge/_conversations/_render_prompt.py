@@ -34,14 +34,13 @@ from typing import Any, Literal
 
 from .._errors import ConfigError, JudgeError
 from ._conversation import Conversation, Message, ToolUse
-from ._submission import Submission, to_submission
 
 __all__ = [
     "OVER_BUDGET_POLICIES",
     "OverBudget",
     "RenderedSubmission",
     "render_conversation",
-    "render_for_prompt",
+    "tokens",
 ]
 
 OverBudget = Literal["error", "elide"]
@@ -49,7 +48,8 @@ OVER_BUDGET_POLICIES: tuple[OverBudget, ...] = ("error", "elide")
 _MIN_KEEP = 240  # characters a shortened message keeps at least
 
 
-def _tokens(chars: int) -> int:
+def tokens(chars: int) -> int:
+    """Approximate tokens of ``chars`` characters (characters / 4, rounded up)."""
     return math.ceil(chars / 4)
 
 
@@ -183,7 +183,7 @@ def render_conversation(
     blocks = message_blocks(conversation)
     full = "\n".join(blocks)
     n = len(blocks)
-    size = _tokens(len(full))
+    size = tokens(len(full))
     base = RenderedSubmission(full, n, size, size, budget, over_budget)
     if budget is None or size <= budget:
         return base
@@ -240,29 +240,5 @@ def render_conversation(
         out.append(_marker(gap_start, n - 1))
     text = "\n".join(out)
     return RenderedSubmission(
-        text, n, _tokens(len(text)), size, budget, over_budget, elided, shortened, frozenset(texts)
+        text, n, tokens(len(text)), size, budget, over_budget, elided, shortened, frozenset(texts)
     )
-
-
-def render_for_prompt(
-    submission: Any,
-    *,
-    budget: int | None = None,
-    over_budget: OverBudget = "error",
-    keep: Collection[int] = (),
-) -> RenderedSubmission:
-    """Render a submission (text, thinking/output, conversation) as a judge prompt shows it.
-
-    The text goes inside the prompt's ``<submission-CODE>`` block; a text
-    submission's ``thinking`` is not part of it (prompts show it in a block of its
-    own). A conversation follows the budget and policy (see the module docstring);
-    text is never cut.
-
-    Raises:
-        JudgeError: category ``over_budget`` (see :func:`render_conversation`).
-        ConfigError / ConversationError: ``submission`` is not a submission.
-    """
-    sub = submission if isinstance(submission, Submission) else to_submission(submission)
-    if sub.conversation is None:
-        return RenderedSubmission(sub.output, tokens=_tokens(len(sub.output)))
-    return render_conversation(sub.conversation, budget=budget, over_budget=over_budget, keep=keep)

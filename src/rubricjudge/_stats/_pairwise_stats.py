@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._pairwise import CriterionPreference, PairwiseReport, Preference
+from .._model._pairwise import CriterionPreference, PairwiseReport, Preference
 
 __all__ = ["CriterionStats", "PairwiseStats", "PairwiseTally", "credit", "first_order_preference"]
 

@@ -1,7 +1,7 @@
 """What is graded: a text (with optional reasoning apart), content parts or a conversation.
 
 A submission is text, ``{"thinking": ..., "output": ...}``, a list of content parts
-(text, images and documents; see ``_media``), a conversation (a list of OpenAI or
+(text, images and documents; see ``_media_source``), a conversation (a list of OpenAI or
 Anthropic messages, ``{"messages": [...], "system": ...}`` or a
 :class:`Conversation`), or a :class:`Submission`. A string that starts with a
 ``<thinking>...</thinking>`` section is split the same way (autorubric's
@@ -9,22 +9,32 @@ convention); markers anywhere else are left as text.
 
 For a conversation, ``output`` is the assistant's final answer (what metrics such
 as BLEU and length penalties measure) and judges see the whole conversation,
-rendered by ``_render_prompt``.
+rendered by ``_render_prompt``; :func:`render_for_prompt` renders any submission for a
+judge prompt (text as is, a conversation within its budget).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ConfigError
 from ._conversation import Conversation
-from ._media import MediaCollector, MediaPart, MediaProblem, is_media_part
+from ._media_part import MediaPart, MediaProblem
+from ._media_source import MediaCollector, is_media_part
 from ._messages import read_messages_with_media
+from ._render_prompt import OverBudget, RenderedSubmission, render_conversation, tokens
 
-__all__ = ["Submission", "is_part_list", "read_parts", "to_reference", "to_submission"]
+__all__ = [
+    "Submission",
+    "is_part_list",
+    "read_parts",
+    "render_for_prompt",
+    "to_reference",
+    "to_submission",
+]
 
 _LEADING_THINKING = re.compile(
     r"^\s*<thinking>(.*?)</thinking>\s*(?:<output>(.*?)</output>\s*)?(.*)$",
@@ -55,8 +65,6 @@ class Submission:
         A conversation's text is the whole conversation as judges read it.
         """
         if self.conversation is not None:
-            from ._render_prompt import render_conversation
-
             return render_conversation(self.conversation).text
         return f"{self.thinking}\n{self.output}" if self.thinking else self.output
 
@@ -229,3 +237,27 @@ def to_reference(reference: Any, *, where: str = "reference_submission") -> Subm
     raise ConfigError(
         f"{where} is {type(reference).__name__}; give text or a list of content parts"
     )
+
+
+def render_for_prompt(
+    submission: Any,
+    *,
+    budget: int | None = None,
+    over_budget: OverBudget = "error",
+    keep: Collection[int] = (),
+) -> RenderedSubmission:
+    """Render a submission (text, thinking/output, conversation) as a judge prompt shows it.
+
+    The text goes inside the prompt's ``<submission-CODE>`` block; a text
+    submission's ``thinking`` is not part of it (prompts show it in a block of its
+    own). A conversation follows the budget and policy (see ``_render_prompt``);
+    text is never cut.
+
+    Raises:
+        JudgeError: category ``over_budget`` (see :func:`render_conversation`).
+        ConfigError / ConversationError: ``submission`` is not a submission.
+    """
+    sub = submission if isinstance(submission, Submission) else to_submission(submission)
+    if sub.conversation is None:
+        return RenderedSubmission(sub.output, tokens=tokens(len(sub.output)))
+    return render_conversation(sub.conversation, budget=budget, over_budget=over_budget, keep=keep)

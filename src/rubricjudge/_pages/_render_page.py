@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._submission import Submission, to_submission
+from .._conversations._submission import Submission, to_submission
 
 __all__ = ["PAGE_CSS", "page_view", "render_for_page"]
 

@@ -3,7 +3,9 @@
 OpenAI chat messages (roles system/user/assistant/tool, ``tool_calls`` with JSON
 arguments, ``tool`` results with ``tool_call_id``) and Anthropic messages
 (``tool_use`` / ``tool_result`` blocks) are read into the same :class:`Conversation`
-by ``_messages``; this module holds the model and the views graders and checks need.
+by ``_messages``; this module holds the model, the views graders and checks need, and
+writes a conversation back in either API's form (:meth:`Conversation.to_openai`,
+:meth:`Conversation.to_anthropic`).
 
 A *turn* of the assistant is what it does between two user messages: its messages
 and the tool results they lead to. An assistant that calls two tools and then
@@ -18,7 +20,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["AssistantTurn", "Conversation", "Message", "Role", "ToolCall", "ToolUse"]
+__all__ = [
+    "AssistantTurn",
+    "Conversation",
+    "Message",
+    "Role",
+    "ToolCall",
+    "ToolUse",
+    "to_anthropic",
+    "to_openai",
+]
 
 Role = Literal["system", "user", "assistant", "tool"]
 _FROZEN = ConfigDict(extra="forbid", frozen=True)
@@ -166,12 +177,98 @@ class Conversation(BaseModel):
     # -- writing -------------------------------------------------------------------
     def to_openai(self) -> list[dict[str, Any]]:
         """The messages in OpenAI's chat format (tool results as ``tool`` messages)."""
-        from ._messages import to_openai
-
         return to_openai(self)
 
     def to_anthropic(self) -> dict[str, Any]:
         """``{"system": ..., "messages": [...]}`` in Anthropic's format (blocks for tools)."""
-        from ._messages import to_anthropic
-
         return to_anthropic(self)
+
+
+# -- writing ---------------------------------------------------------------------------
+def _call_ids(conversation: Conversation, prefix: str) -> tuple[dict[int, str], dict[int, str]]:
+    """Ids to write: per (message, call) position, and per tool message the id it answers.
+
+    Calls read without an id (the legacy ``function_call``) get ``<prefix><number>``.
+    """
+    by_call: dict[int, str] = {}
+    by_result: dict[int, str] = {}
+    for use in conversation.tool_uses():
+        ident = use.call.id or f"{prefix}{use.number}"
+        by_call[use.number] = ident
+        if use.result is not None:
+            by_result[use.result] = ident
+    return by_call, by_result
+
+
+def to_openai(conversation: Conversation) -> list[dict[str, Any]]:
+    """The conversation as OpenAI chat messages; read back, it is the same conversation."""
+    by_call, by_result = _call_ids(conversation, "call_")
+    out: list[dict[str, Any]] = []
+    n = 0
+    for i, m in enumerate(conversation.messages):
+        if m.role == "tool":
+            item: dict[str, Any] = {
+                "role": "tool",
+                "tool_call_id": m.tool_call_id or by_result.get(i, ""),
+                "content": m.content,
+            }
+            if m.name:
+                item["name"] = m.name
+            out.append(item)
+            continue
+        item = {"role": m.role, "content": m.content}
+        if m.reasoning:
+            item["reasoning_content"] = m.reasoning
+        if m.tool_calls:
+            calls = []
+            for c in m.tool_calls:
+                n += 1
+                fn = {"name": c.name, "arguments": c.arguments_json}
+                calls.append({"id": by_call[n], "type": "function", "function": fn})
+            item["tool_calls"] = calls
+        out.append(item)
+    return out
+
+
+def to_anthropic(conversation: Conversation) -> dict[str, Any]:
+    """``{"system": ..., "messages": [...]}`` in Anthropic's form (tool results in user turns)."""
+    by_call, by_result = _call_ids(conversation, "toolu_")
+    system = [m.content for m in conversation.messages if m.role == "system"]
+    out: list[dict[str, Any]] = []
+    n = 0
+    for i, m in enumerate(conversation.messages):
+        if m.role == "system":
+            continue
+        if m.role == "tool":
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": m.tool_call_id or by_result.get(i, ""),
+                "content": m.content,
+            }
+            if m.is_error:
+                block["is_error"] = True
+            last = out[-1] if out else None
+            if last is not None and last["role"] == "user" and last.get("results"):
+                last["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block], "results": True})
+            continue
+        blocks: list[dict[str, Any]] = []
+        if m.reasoning:
+            blocks.append({"type": "thinking", "thinking": m.reasoning})
+        if m.content:
+            blocks.append({"type": "text", "text": m.content})
+        for c in m.tool_calls:
+            n += 1
+            args = c.arguments if c.arguments_text is None else c.arguments_text
+            blocks.append({"type": "tool_use", "id": by_call[n], "name": c.name, "input": args})
+        if m.role == "user" and out and out[-1].get("results"):
+            out[-1]["content"].extend(blocks)  # Anthropic's results and text share a user turn
+            continue
+        out.append({"role": m.role, "content": blocks})
+    for item in out:
+        item.pop("results", None)
+    data: dict[str, Any] = {"messages": out}
+    if system:
+        data["system"] = "\n\n".join(system)
+    return data

@@ -1,0 +1,1 @@
+"""Statistics over many reports: flip tallies and pairwise agreement."""
