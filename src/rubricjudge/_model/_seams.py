@@ -2,11 +2,11 @@
 
 Graders live above the model (``_graders``, ``_hybrid``), so the model names here
 what it needs of one, and :meth:`Rubric.grade` is typed without importing a grader.
-The protocol is generic in the rubric and the report it returns because this
-module sits beneath both (importing them would close a circle through
-``_rubric``): every grader of ``_graders`` is an ``AsyncGrader[Rubric,
-EvaluationReport]``. The runs, which also take ``def`` graders, have their own
-protocol (``rubricjudge._runs._job.RunGrader``).
+The protocol is generic in the rubric and the report because importing either
+here would close a circle (``_rubric`` imports this module; ``_reports`` imports
+``_rubric``). Every ``Grader`` of ``_graders``, and ``HybridGrader``, is an
+``AsyncGrader[Rubric, EvaluationReport]``. The runs, which also take ``def``
+graders, have their own protocol (``rubricjudge._runs._job.RunGrader``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ __all__ = ["Job", "RunGrader", "call_grader"]
 class RunGrader(Protocol):
     """What every run calls on a grader: ``grade`` one item, with ``def`` or ``async def``.
 
-    Every grader of ``rubricjudge.graders`` is one; so is any object of the user's
+    Every ``Grader`` of ``rubricjudge.graders`` is one; so is any object of the user's
     with this method (``evaluate`` documents it). A run may also look at a grader's
     attributes (its judges, ``escalate_to``, ``calibration``) without requiring them.
     """
