@@ -34,7 +34,9 @@ from typing import Any
 from .._datasets._labels import leaf_names, read_records
 from .._errors import ConfigError, JudgeError, RunError
 from .._model._criterion import CalibrationExample, Criterion
+from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
+from .._model._seams import AsyncGrader
 from ._stats import TEST_NAME, mcnemar_exact
 
 __all__ = [
@@ -267,7 +269,13 @@ def _bump_minor(version: str | None) -> str:
 class _Grading:
     """Judges one criterion alone on labelled items, each (criterion, item) once."""
 
-    def __init__(self, grader: Any, rubric: Rubric, dataset: Any, concurrency: int) -> None:
+    def __init__(
+        self,
+        grader: AsyncGrader[Rubric, EvaluationReport],
+        rubric: Rubric,
+        dataset: Any,
+        concurrency: int,
+    ) -> None:
         self.grader = grader
         self.rubric = rubric
         self.dataset = dataset

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .._errors import ConfigError
+
+if TYPE_CHECKING:
+    from .._model._rubric import Rubric
 
 __all__ = ["check_new_path", "read_text_arg", "rubric_text", "write_new_rubric"]
 
@@ -28,7 +31,7 @@ def read_text_arg(path: str, flag: str) -> str:
         raise ConfigError(f"{flag} {path}: {e}") from None
 
 
-def rubric_text(rubric: Any, path: Path) -> str:
+def rubric_text(rubric: Rubric, path: Path) -> str:
     """The rubric in the native format: JSON for a ``.json`` path, YAML otherwise."""
     if path.suffix.lower() == ".json":
         return str(rubric.to_json()) + "\n"
@@ -54,7 +57,7 @@ def check_new_path(path: Path, flag: str, *, force: bool, protect: Path | None =
         raise ConfigError(f"{flag} {path}: the directory {str(path.parent)!r} does not exist")
 
 
-def write_new_rubric(rubric: Any, path: Path, flag: str) -> Path:
+def write_new_rubric(rubric: Rubric, path: Path, flag: str) -> Path:
     """Write ``rubric`` to ``path`` whole or not at all (beside it, then renamed)."""
     from .._outfile import write_output
 

@@ -15,7 +15,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._graders._base import Grader
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -49,7 +52,7 @@ def add_call_limit_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def planned_calls(grader: Any, work: Iterable[tuple[Any, ...]]) -> int:
+def planned_calls(grader: Grader, work: Iterable[tuple[Any, ...]]) -> int:
     """The judge calls grading ``work`` takes, counted by ``grader.plan`` (nothing is called).
 
     ``work`` yields (rubric, submission, query, reference) tuples. Re-asks after a

@@ -13,7 +13,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from .._errors import ConfigError
 from .._model._rubric import Rubric
@@ -21,6 +21,10 @@ from .._outfile import OutputFile
 from ._call_limit import check_calls
 from ._compare_io import GroupItem, PairItem, iter_groups, iter_pairs, read_source
 from ._grader_args import judge_names
+
+if TYPE_CHECKING:
+    from .._graders._group import GroupRanker
+    from .._graders._pairwise import PairwiseGrader
 
 __all__ = ["check_compare_args", "run_compare"]
 
@@ -72,7 +76,7 @@ def check_compare_args(args: argparse.Namespace) -> None:
         )
 
 
-def _pairwise_grader(args: argparse.Namespace, kind: str) -> Any:
+def _pairwise_grader(args: argparse.Namespace, kind: str) -> PairwiseGrader:
     from .._graders._pairwise import PairwiseGrader
     from ._grader_args import grader_spec
 
@@ -90,7 +94,7 @@ def _pairwise_grader(args: argparse.Namespace, kind: str) -> Any:
     return PairwiseGrader(spec.judge or "local", mode=kind, **options)
 
 
-def _group_ranker(args: argparse.Namespace) -> Any:
+def _group_ranker(args: argparse.Namespace) -> GroupRanker:
     from .._graders._group import GroupRanker
     from ._grader_args import build_grader
 
@@ -108,7 +112,12 @@ def _group_ranker(args: argparse.Namespace) -> Any:
 
 
 def _count(
-    args: argparse.Namespace, rubric: Rubric, grader: Any, items: Any, *, ties: bool = False
+    args: argparse.Namespace,
+    rubric: Rubric,
+    grader: PairwiseGrader | GroupRanker,
+    items: Any,
+    *,
+    ties: bool = False,
 ) -> tuple[int, int, int]:
     """Pairs or groups, judge calls and prompt tokens of the run; calls nothing.
 
@@ -118,14 +127,15 @@ def _count(
     calls = tokens = n = 0
     for it in items():
         n += 1
-        if args.pairwise:
-            plan = grader.plan_pair(rubric, it.a, it.b, query=it.query)
+        if args.pairwise:  # run_compare built a PairwiseGrader, else a GroupRanker
+            plan = cast("PairwiseGrader", grader).plan_pair(rubric, it.a, it.b, query=it.query)
         else:
-            plan = grader.pairwise.plan_pair(rubric, it.submissions[0], it.submissions[0])
-            per = grader.grader.plan(rubric, it.submissions[0], query=it.query)
+            ranker = cast("GroupRanker", grader)
+            plan = ranker.pairwise.plan_pair(rubric, it.submissions[0], it.submissions[0])
+            per = ranker.grader.plan(rubric, it.submissions[0], query=it.query)
             k = len(it.submissions)
             if args.group_method == "listwise":
-                plan = type(plan)(2 * grader.pairwise.n_judges, plan.prompt_tokens * k // 2)
+                plan = type(plan)(2 * ranker.pairwise.n_judges, plan.prompt_tokens * k // 2)
             else:  # every submission graded, and with ``ties`` every pair compared
                 pairs = k * (k - 1) // 2 if ties and args.tie_break != "none" else 0
                 plan = type(plan)(
@@ -137,7 +147,9 @@ def _count(
     return n, calls, tokens
 
 
-def _dry_run(args: argparse.Namespace, rubric: Rubric, grader: Any, items: Any) -> int:
+def _dry_run(
+    args: argparse.Namespace, rubric: Rubric, grader: PairwiseGrader | GroupRanker, items: Any
+) -> int:
     from .._judges._cost import estimate_cost
 
     n, calls, tokens = _count(args, rubric, grader, items)
@@ -159,6 +171,7 @@ def run_compare(args: argparse.Namespace, rubric: Rubric) -> int:
     check_compare_args(args)
     if not args.input:
         raise ConfigError("give an INPUT file (JSONL) of pairs or groups")
+    grader: PairwiseGrader | GroupRanker
     if args.pairwise:
         kind = "holistic" if args.grader == "holistic" else "per-criterion"
         grader = _pairwise_grader(args, kind)
@@ -225,7 +238,7 @@ class _Tally:
 async def _run(
     args: argparse.Namespace,
     rubric: Rubric,
-    grader: Any,
+    grader: PairwiseGrader | GroupRanker,
     items: Callable[[], Any],
     total: int,
     out: IO[str],

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from ._batch_args import batch_saving
 from ._repeat_args import repeat_options
 from ._trust_args import base_url_option, cache_options, cascade_estimate, trust_options
+
+if TYPE_CHECKING:
+    from .._graders._base import Grader
+    from .._graders._spec import GraderSpec
 
 __all__ = [
     "GRADER_HELP",
@@ -103,7 +107,7 @@ def judge_names(args: argparse.Namespace) -> list[str]:
     return [args.judge or "local"]
 
 
-def grader_spec(args: argparse.Namespace) -> Any:
+def grader_spec(args: argparse.Namespace) -> GraderSpec:
     """The :class:`GraderSpec` the options ask for (plain data: a Ray actor rebuilds it)."""
     from .._graders._spec import GraderSpec
 
@@ -157,12 +161,12 @@ def uncalibrated_note(args: argparse.Namespace, dataset: str = "DATASET") -> str
     )
 
 
-def build_grader(args: argparse.Namespace) -> Any:
+def build_grader(args: argparse.Namespace) -> Grader:
     """Build the grader the ``--grader`` / ``--judge`` / ``--judges`` options ask for."""
     return grader_spec(args).build()
 
 
-def dry_run(args: argparse.Namespace, grader: Any, work: Iterable[tuple[Any, ...]]) -> int:
+def dry_run(args: argparse.Namespace, grader: Grader, work: Iterable[tuple[Any, ...]]) -> int:
     """Print the calls, tokens and dollars of grading ``work``; call nothing.
 
     ``work`` yields (rubric, submission, query, reference) tuples; with ``--batch-api``

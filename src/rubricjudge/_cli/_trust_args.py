@@ -8,10 +8,13 @@ grader's arguments of the same names.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from ._choices import LazyChoices
+
+if TYPE_CHECKING:
+    from .._graders._base import Grader
 
 __all__ = ["add_cache_args", "add_trust_args", "cache_options", "trust_options"]
 
@@ -129,7 +132,9 @@ def trust_options(args: argparse.Namespace, grader: str) -> dict[str, Any]:
     return options
 
 
-def cascade_estimate(args: argparse.Namespace, grader: Any, calls: int, tokens: int) -> str | None:
+def cascade_estimate(
+    args: argparse.Namespace, grader: Grader, calls: int, tokens: int
+) -> str | None:
     """The dry run's line about the cascade: the share escalated and what it costs.
 
     The share is the one seen on the training answers of the calibration in use

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from ._batch_args import add_batch_args, batch_options
@@ -31,6 +31,9 @@ from ._grader_args import (
 )
 from ._repeat_args import add_repeat_args
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
+
+if TYPE_CHECKING:
+    from .._graders._base import Grader
 
 __all__ = ["register", "run"]
 
@@ -166,9 +169,9 @@ def _work(args: argparse.Namespace, dataset: Any) -> tuple[int, Iterator[tuple[A
     return scope, work
 
 
-def _dry_run(args: argparse.Namespace, dataset: Any, grader: Any) -> int:
+def _dry_run(args: argparse.Namespace, dataset: Any, grader: Grader) -> int:
     if args.batch_api:
-        from .._runs._batch_run import check_batchable
+        from .._runs._batch_options import check_batchable
 
         check_batchable(grader)
     return dry_run(args, grader, _work(args, dataset)[1])

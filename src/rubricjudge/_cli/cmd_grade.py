@@ -18,7 +18,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport
@@ -45,6 +45,9 @@ from ._trust_args import (
     add_cache_args,
     add_trust_args,
 )
+
+if TYPE_CHECKING:
+    from .._graders._base import Grader
 
 __all__ = ["register", "run"]
 
@@ -272,7 +275,7 @@ def _strict_stdin() -> IO[str]:
 async def _write_reports(
     args: argparse.Namespace,
     rubric: Rubric,
-    grader: Any,
+    grader: Grader,
     source: _Source,
     out: IO[str],
     *,
@@ -325,7 +328,7 @@ def run(args: argparse.Namespace) -> int:
         return run_compare(args, rubric)
     grader = build_grader(args)
     if getattr(args, "batch_api", False):
-        from .._runs._batch_run import check_batchable
+        from .._runs._batch_options import check_batchable
 
         check_batchable(grader)
         if not args.dry_run:

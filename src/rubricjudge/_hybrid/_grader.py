@@ -10,6 +10,7 @@ from .._errors import ConfigError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
 from .._model._scoring import on_scale
+from .._model._seams import AsyncGrader
 from ._base import MetricFn
 from ._combine import OnMetricError, check_hybrid, combine_scores, run_metrics
 
@@ -36,7 +37,7 @@ class HybridGrader:
 
     def __init__(
         self,
-        grader: Any,
+        grader: AsyncGrader[Rubric, EvaluationReport] | str,
         *,
         metrics: Mapping[str, MetricFn] | None = None,
         on_metric_error: OnMetricError = "error",

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._errors import ConfigError, VerdictError
 from .._model._reports import CriterionReport, EvaluationReport
+from .._model._rubric import Rubric
 from .._model._scoring import complete_score, failure_reason, leaf_reports
 from .._model._verdicts import parse_verdict
 from ._compute import human_score
@@ -156,7 +157,9 @@ def _truth_of(truth: Any, pos: int, key: str) -> Any:
     return None
 
 
-def _human(rubric: Any, truth: Any, metric: GateMetric, threshold: float | None) -> float | None:
+def _human(
+    rubric: Rubric | None, truth: Any, metric: GateMetric, threshold: float | None
+) -> float | None:
     """The same number from the item's human labels, or None without them."""
     if rubric is None or truth is None:
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
@@ -31,6 +31,11 @@ from ._criterion import (
 )
 from ._criterion import STRICT as _STRICT
 from ._relations import Implication, Relation, check_relations
+
+if TYPE_CHECKING:
+    from ._seams import AsyncGrader
+
+_ReportT = TypeVar("_ReportT")
 
 __all__ = [
     "CANONICAL_NA_OPTION",
@@ -203,14 +208,14 @@ class Rubric(BaseModel):
     async def grade(
         self,
         to_grade: Any = None,
-        grader: Any = None,
+        grader: AsyncGrader[Rubric, _ReportT] | None = None,
         query: str | None = None,
         reference_submission: str | None = None,
         *,
-        autograder: Any = None,
+        autograder: AsyncGrader[Rubric, _ReportT] | None = None,
         item_id: str | None = None,
         examples: Any = None,
-    ) -> Any:
+    ) -> _ReportT:
         """Grade ``to_grade`` (text or ``{"thinking", "output"}``) with ``grader``.
 
         ``autograder=`` is accepted as the ``rubric`` package names it. Returns an
@@ -242,14 +247,14 @@ class Rubric(BaseModel):
     def grade_sync(
         self,
         to_grade: Any = None,
-        grader: Any = None,
+        grader: AsyncGrader[Rubric, _ReportT] | None = None,
         query: str | None = None,
         reference_submission: str | None = None,
         *,
-        autograder: Any = None,
+        autograder: AsyncGrader[Rubric, _ReportT] | None = None,
         item_id: str | None = None,
         examples: Any = None,
-    ) -> Any:
+    ) -> _ReportT:
         """Blocking :meth:`grade` (works inside a running event loop too)."""
         from .._aio import run_sync
 

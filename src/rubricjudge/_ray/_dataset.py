@@ -28,7 +28,7 @@ REPORT_COLUMNS = ("score", "passed", "verdicts", "error_count", "error")
 """The columns :func:`grade_dataset` adds (and ``report`` with ``include_report``)."""
 
 
-def _rubric(rubric: Any) -> Rubric:
+def _rubric(rubric: object) -> Rubric:
     if isinstance(rubric, Rubric):
         return rubric
     if isinstance(rubric, list) and all(isinstance(c, Criterion) for c in rubric):

@@ -17,6 +17,7 @@ from typing import Any
 
 from .._errors import ConfigError, RunError
 from .._graders._spec import GraderSpec
+from .._runs._job import Job
 from .._runs._remote import ItemWorker, RemoteEvent, StoredJudgment
 from ._setup import connect, forwarded_env, judge_backends
 
@@ -34,7 +35,7 @@ class GradeActor:
         """Answer once the grader is built (so a bad spec fails before any item is sent)."""
         return True
 
-    async def grade(self, job: Any, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
+    async def grade(self, job: Job, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
         """Grade ``job``: each new judgment as it arrives, then the outcome."""
         async for event in self._worker.grade(job, stored):
             yield event
@@ -92,7 +93,7 @@ class RayExecutor:
         return len(self._actors)
 
     async def stream(
-        self, job: Any, stored: Sequence[StoredJudgment]
+        self, job: Job, stored: Sequence[StoredJudgment]
     ) -> AsyncIterator[RemoteEvent]:
         """Grade ``job`` on the least-busy actor, relaying what it streams back."""
         i = min(range(len(self._load)), key=self._load.__getitem__)

@@ -32,13 +32,16 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._aio import gather_all
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._rubric import Rubric
 from .._model._scoring import complete_score, failure_reason
+
+if TYPE_CHECKING:
+    from .._runs._job import RunGrader
 
 __all__ = [
     "DEFAULT_NEUTRAL",
@@ -148,7 +151,7 @@ class RewardBatch:
 
 async def grade_rewards(
     rubric: Rubric,
-    grader: Any,
+    grader: RunGrader,
     rollouts: Sequence[Rollout],
     *,
     concurrency: int = 8,

@@ -26,6 +26,7 @@ from .._errors import ConfigError, RewardError, RunError, UsageError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from .._model._scoring import complete_score, failure_reason
+from .._model._seams import AsyncGrader
 from ._batch import DEFAULT_NEUTRAL, OnFailure, RewardBatch, Rollout, check_policy, grade_rewards
 
 __all__ = ["RewardEngine", "engine"]
@@ -49,7 +50,7 @@ class RewardEngine:
     def __init__(
         self,
         rubric: Rubric | str | Path | Mapping[str, Rubric | str | Path],
-        grader: Any,
+        grader: AsyncGrader[Rubric, EvaluationReport] | str,
         *,
         on_failure: OnFailure = "error",
         neutral_value: float = DEFAULT_NEUTRAL,
@@ -235,7 +236,7 @@ def _freeze(value: Any) -> Any:
 
 def engine(
     *,
-    rubric: Any,
+    rubric: Rubric | str | Path | Mapping[str, Rubric | str | Path] | None,
     judge: str = "local",
     base_url: str | None = None,
     on_failure: str = "error",

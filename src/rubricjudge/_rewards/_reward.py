@@ -58,6 +58,7 @@ from .._errors import ConfigError, ConversationError, RewardError, RunError
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from .._model._scoring import complete_score, failure_reason
+from .._model._seams import AsyncGrader
 
 if TYPE_CHECKING:
     from .._hybrid._combine import OnMetricError
@@ -190,7 +191,7 @@ class RubricReward:
     def __init__(
         self,
         rubric: Rubric | str,
-        grader: Any,
+        grader: AsyncGrader[Rubric, EvaluationReport] | str,
         *,
         failure_policy: FailurePolicyName = "raise",
         failure_value: float = 0.0,

@@ -7,7 +7,10 @@ layouts, see ``_graders._reasons``) is off unless asked for (``reasons=True``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._graders import CriterionGrader
 
 __all__ = ["reward_grader", "trust_kwargs"]
 
@@ -33,7 +36,7 @@ def reward_grader(
     reasons: bool = False,
     judge_options: dict[str, Any] | None = None,
     concurrency: int | None = None,
-) -> Any:
+) -> CriterionGrader:
     """A per-criterion grader for rewards: ``judge`` with the trust options, reasons off.
 
     ``calibration`` is a calibration file (or :class:`Calibration`) fitted by

@@ -12,13 +12,14 @@ import copy
 import dataclasses
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .._judges._base import Judge
 
 __all__ = ["bind_judges", "judge_names"]
 
 Wrap = Callable[[Judge], Judge]
+G = TypeVar("G")
 
 
 def _is_judge(value: Any) -> bool:
@@ -49,7 +50,7 @@ def _wrap_value(value: Any, wrap: Wrap, found: list[str]) -> Any:
     return value
 
 
-def bind_judges(grader: Any, wrap: Wrap) -> tuple[Any, list[str]]:
+def bind_judges(grader: G, wrap: Wrap) -> tuple[G, list[str]]:
     """Return a copy of ``grader`` whose judges are wrapped, and the names of those judges.
 
     A grader holding no judge is returned as it is.
@@ -80,6 +81,6 @@ def bind_judges(grader: Any, wrap: Wrap) -> tuple[Any, list[str]]:
     return (clone, found) if found else (grader, found)
 
 
-def judge_names(grader: Any) -> list[str]:
+def judge_names(grader: object) -> list[str]:
     """Return the names of the judges ``grader`` holds (as :func:`bind_judges` finds them)."""
     return bind_judges(grader, lambda j: j)[1]

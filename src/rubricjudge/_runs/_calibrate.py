@@ -16,7 +16,7 @@ import copy
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._calibration._groups import Calibration, criterion_id
 from .._calibration._train import Sample, fit_groups
@@ -24,6 +24,9 @@ from .._errors import UsageError
 from ._calibration_examples import example_keys, labelled_answers, pick_examples
 from ._evaluate import evaluate
 from ._fingerprint import item_keys
+
+if TYPE_CHECKING:
+    from .._graders import CriterionGrader
 
 __all__ = ["calibrate", "check_label_counts", "pick_training"]
 
@@ -96,7 +99,7 @@ def check_label_counts(train: Any) -> None:
 
 async def calibrate(
     dataset: Any,
-    grader: Any,
+    grader: CriterionGrader,
     *,
     judge: str,
     verdict_method: str,

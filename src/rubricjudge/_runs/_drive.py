@@ -1,38 +1,45 @@
-"""The one run driver under ``evaluate`` and ``grade``: store, resumption, batches, workers.
+"""The run driver: :func:`drive` runs one graded run, for ``evaluate`` and ``grade``.
 
-:func:`drive` opens a :class:`RunSession` on the grader, checks the run directory
-against this run's fingerprints (``resume`` / ``force``), notes the items already
-finished and the judgments already stored, answers the judgments through a batch
-API first when asked, then grades the jobs not yet finished with a fixed pool of
-workers. ``evaluate`` collects the outcomes of a dataset (``_evaluate``);
-:func:`grade_items` writes each report of a stream of items in input order.
+A :class:`RunPlan` says what a run grades and keeps: ``_evaluate`` has a dataset's
+plan, :func:`grade_items` here the plan of a stream of items. :func:`drive` opens a
+:class:`~rubricjudge._runs._engine.RunSession` on the grader, checks the run
+directory against the run's fingerprints (``resume`` / ``force``), notes the items
+already finished and the judgments already stored, has a batch API answer the
+judgments first when asked (``_batch_run``), then grades the jobs not yet finished
+with the session's pool of workers. The package docstring says what the other
+modules of ``_runs`` are.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from .._errors import ConfigError
+from .._judges._fleet import EndpointStats
 from .._model._reports import EvaluationReport
+from .._model._rubric import Rubric
 from .._trace import span
 from .._version import __version__
 from ._batch_judge import BatchJudge
-from ._batch_run import BatchOptions, check_batchable, refuse_open_batches, run_batches
-from ._engine import OnDone, RunSession, prepare_store
+from ._batch_options import BatchOptions, check_batchable, refuse_open_batches
+from ._batch_run import run_batches
+from ._engine import RunSession, prepare_store
 from ._fingerprint import describe_grader, fingerprint
-from ._job import Job
+from ._job import Job, RunGrader
 from ._ordered import OrderedWriter
 from ._progress import ProgressArg, make_progress
 from ._read import TRAINING_META, training_ids
 from ._recording import RecordingJudge
 from ._remote import Executor
+from ._result import ItemOutcome
 from ._store import RunStore, StoredItem
 
-__all__ = ["GradeItem", "RunOptions", "drive", "grade_items"]
+__all__ = ["GradeItem", "RunOptions", "RunPlan", "drive", "grade_items"]
 
 T = TypeVar("T")
 
@@ -50,43 +57,62 @@ class RunOptions:
     progress: ProgressArg = None
 
 
-async def drive(
-    grader: Any,
-    jobs: Callable[[set[str]], Iterator[Job]],
-    *,
-    total: int | None,
-    fingerprints: Callable[[list[Any]], dict[str, str]],
-    meta: Mapping[str, str],
-    options: RunOptions,
-    on_done: OnDone,
-    finish: Callable[[RunSession], T],
-    on_stored: Callable[[RunSession, StoredItem], None] | None = None,
-    prepared: Callable[[RunStore], None] | None = None,
-    batch_jobs: Callable[[set[str]], Iterator[Job]] | None = None,
-    room: Callable[[], Awaitable[None]] | None = None,
-) -> T:
-    """Grade ``jobs(finished)`` with ``grader``; return ``finish(session)``.
+class RunPlan(ABC, Generic[T]):
+    """What one run grades and keeps: :func:`drive` asks, the plan answers.
 
-    Args:
-        grader: the grader (its judges are wrapped to record and replay judgments).
-        jobs: the jobs to grade, given the keys of the items already finished.
+    Attributes:
         total: how many items the run holds (None: unknown, streamed).
-        fingerprints: this run's inputs, given the session's judge descriptions;
-            a stored run of other inputs needs ``force``.
         meta: what the run directory records about the run.
-        options: where and how the run goes.
-        on_done: called with each job, its outcome and report as it finishes.
-        finish: what to return, read from the session before it closes.
-        on_stored: called with the session and each item its run directory holds finished.
-        prepared: called with the store once it is checked (e.g. to copy the dataset).
-        batch_jobs: the jobs whose judgments batches answer first (default ``jobs``).
-        room: awaited before each job is taken (a consumer that bounds what is pending).
+        reads_stored_reports: whether :meth:`stored` needs each stored item's report.
+    """
+
+    total: int | None
+    meta: Mapping[str, str]
+    reads_stored_reports: bool = False
+
+    @abstractmethod
+    def jobs(self, finished: set[str]) -> Iterator[Job]:
+        """The jobs to grade, given the keys of the items already finished."""
+
+    def batch_jobs(self, finished: set[str]) -> Iterator[Job]:
+        """The jobs whose judgments batches answer first (by default :meth:`jobs`)."""
+        return self.jobs(finished)
+
+    @abstractmethod
+    def fingerprints(self) -> dict[str, str]:
+        """This run's inputs; a stored run of other inputs needs ``force``.
+
+        The driver adds the grader's (``"judge configuration"``).
+        """
+
+    def prepared(self, store: RunStore) -> None:
+        """Called with the store once it is checked (e.g. to copy the dataset)."""
+
+    def stored(self, session: RunSession[RunGrader], item: StoredItem) -> None:
+        """Called with each item the run directory holds finished."""
+
+    @abstractmethod
+    def done(self, job: Job, outcome: ItemOutcome, report: EvaluationReport | None) -> None:
+        """Called with each job, its outcome and report as it finishes."""
+
+    async def room(self) -> None:
+        """Awaited before each job is taken (a consumer that bounds what is pending)."""
+
+    @abstractmethod
+    def finish(self, session: RunSession[RunGrader]) -> T:
+        """What the run returns, read from the session before it closes."""
+
+
+async def drive(grader: RunGrader, plan: RunPlan[T], options: RunOptions) -> T:
+    """Grade ``plan``'s jobs with ``grader``; return ``plan.finish(session)``.
+
+    The grader's judges are wrapped to record (and replay) every judgment.
 
     Raises:
         ConfigError: batches without a run directory, or with an executor.
         UsageError: a run directory that does not fit (see ``RunOptions.force``).
     """
-    batch, executor = options.batch, options.executor
+    batch, executor, total = options.batch, options.executor, plan.total
     if batch is not None:
         check_batchable(grader)
         if options.run_dir is None:
@@ -104,51 +130,47 @@ async def drive(
         ) as session,
     ):
         if run_span is not None:
-            _describe_run(run_span, session, meta, options)
+            _describe_run(run_span, session, plan.meta, options)
         store = session.store
         finished: set[str] = set()
         if store is not None:
-            prepare_store(
-                store,
-                fingerprints(session.described),
-                resume=options.resume,
-                force=options.force,
-            )
+            judges = fingerprint(describe_grader(grader, session.described))
+            fingerprints = {**plan.fingerprints(), "judge configuration": judges}
+            prepare_store(store, fingerprints, resume=options.resume, force=options.force)
             if batch is None:
                 refuse_open_batches(store)
-            store.set_meta({**meta, TRAINING_META: json.dumps(training_ids(grader))})
+            store.set_meta({**plan.meta, TRAINING_META: json.dumps(training_ids(grader))})
             session.load_stored_judgments()
-            if prepared is not None:
-                prepared(store)
-            for stored in store.iter_items(with_reports=on_stored is not None):
+            plan.prepared(store)
+            for stored in store.iter_items(with_reports=plan.reads_stored_reports):
                 if stored.status != "done" or (total is not None and stored.index >= total):
                     continue
                 finished.add(stored.key)
-                if on_stored is not None:
-                    on_stored(session, stored)
+                plan.stored(session, stored)
             session.builder.resumed = len(finished)
         lanes = options.concurrency * (executor.width if executor is not None else 1)
         if total is not None:
             lanes = min(lanes, total) or 1
         if batch is not None:
-            todo = batch_jobs or jobs
             runs = min(options.concurrency, total) if total is not None else options.concurrency
             await run_batches(
                 session,
-                lambda: todo(finished),
+                lambda: plan.batch_jobs(finished),
                 batch,
                 concurrency=runs or 1,
                 progress=options.progress,
             )
         bar = make_progress(options.progress, total, len(finished))
-        await session.run(jobs(finished), concurrency=lanes, bar=bar, on_done=on_done, room=room)
+        await session.run(
+            plan.jobs(finished), concurrency=lanes, bar=bar, on_done=plan.done, room=plan.room
+        )
         if run_span is not None:
             _describe_outcome(run_span, session)
-        return finish(session)
+        return plan.finish(session)
 
 
 def _describe_run(
-    s: Any, session: RunSession, meta: Mapping[str, str], options: RunOptions
+    s: Any, session: RunSession[RunGrader], meta: Mapping[str, str], options: RunOptions
 ) -> None:
     """The run span's attributes known at its start."""
     attrs: dict[str, Any] = {
@@ -163,7 +185,7 @@ def _describe_run(
     s.set_attributes(attrs)
 
 
-def _describe_outcome(s: Any, session: RunSession) -> None:
+def _describe_outcome(s: Any, session: RunSession[RunGrader]) -> None:
     """The run span's attributes known at its end: what was graded and what failed."""
     summary = session.summary()
     s.set_attributes(
@@ -197,16 +219,97 @@ class GradeItem(Protocol):
         """A reference answer, if any."""
 
 
+class _StreamPlan(RunPlan[dict[str, EndpointStats]]):
+    """The plan of :func:`grade_items`: a stream of items, each report written in input order.
+
+    An item finished in an earlier session holds its place in the order by its id;
+    its report is read back from the store when its turn comes.
+    """
+
+    def __init__(
+        self,
+        rubric: Rubric,
+        items: Callable[[], Iterable[GradeItem]],
+        emit: Callable[[EvaluationReport], None],
+        *,
+        total: int | None,
+        input_fingerprint: str,
+        window: int,
+    ) -> None:
+        self.total = total
+        self.meta = {"command": "grade", "rubricjudge_version": __version__}
+        self._rubric = rubric
+        self._items = items
+        self._emit = emit
+        self._input = input_fingerprint
+        self._store: RunStore | None = None
+        self._writer: OrderedWriter[EvaluationReport | str] = OrderedWriter(
+            self._write, window=window
+        )
+
+    def _write(self, result: EvaluationReport | str) -> None:
+        if isinstance(result, str):  # the id of an item finished in an earlier session
+            assert self._store is not None
+            stored = self._store.get_report(result)
+            result = (
+                EvaluationReport.model_validate_json(stored)
+                if stored is not None
+                else EvaluationReport(score=None, error="stored report missing", id=result)
+            )
+        self._emit(result)
+
+    def _job(self, pos: int, it: GradeItem) -> Job:
+        return Job(pos, it.id, self._rubric, it.submission, it.query, it.reference)
+
+    def jobs(self, finished: set[str]) -> Iterator[Job]:
+        """Every item not finished; a finished one takes its place in the order."""
+        for it in self._items():
+            pos = self._writer.take()
+            if it.id in finished:
+                self._writer.put(pos, it.id)  # read back from the store when its turn comes
+                continue
+            yield self._job(pos, it)
+
+    def batch_jobs(self, finished: set[str]) -> Iterator[Job]:
+        """Every item not finished (a pass of its own: nothing is written)."""
+        for pos, it in enumerate(self._items()):
+            if it.id not in finished:
+                yield self._job(pos, it)
+
+    def fingerprints(self) -> dict[str, str]:
+        """The input's fingerprint and the rubric's."""
+        rubric = self._rubric.model_dump(mode="json", exclude_none=True)
+        return {"input": self._input, "rubric": fingerprint(rubric)}
+
+    def prepared(self, store: RunStore) -> None:
+        """Keep the store: the reports of items finished earlier are read from it."""
+        self._store = store
+
+    def done(self, job: Job, outcome: ItemOutcome, report: EvaluationReport | None) -> None:
+        """Write the report when its turn comes."""
+        if report is None:  # grading raised: recorded in the item's line
+            report = EvaluationReport(score=None, error=outcome.error, id=job.key)
+        self._writer.put(job.index, report)
+
+    async def room(self) -> None:
+        """Hold the workers back while the reorder buffer is full."""
+        await self._writer.room()
+
+    def finish(self, session: RunSession[RunGrader]) -> dict[str, EndpointStats]:
+        """The per-server numbers of the judges' fleets."""
+        return session.endpoint_stats()
+
+
 async def grade_items(
-    rubric: Any,
+    rubric: Rubric,
     items: Callable[[], Iterable[GradeItem]],
-    grader: Any,
+    grader: RunGrader,
     emit: Callable[[EvaluationReport], None],
     *,
     total: int | None,
     input_fingerprint: str,
     options: RunOptions,
-) -> dict[str, Any]:
+) -> dict[str, EndpointStats]:
     """Grade every item against ``rubric``; ``emit`` each report in input order.
 
     ``items()`` is called again for every pass (batches first, then grading), so a
@@ -215,62 +318,7 @@ async def grade_items(
     the per-server numbers of the judges' fleets.
     """
     window = 4 * max(1, options.concurrency)
-    store_box: list[RunStore | None] = [None]
-
-    def read_back(result: EvaluationReport | str) -> None:
-        if isinstance(result, str):  # an item finished in an earlier session
-            store = store_box[0]
-            assert store is not None
-            stored = store.get_report(result)
-            report = (
-                EvaluationReport.model_validate_json(stored)
-                if stored is not None
-                else EvaluationReport(score=None, error="stored report missing", id=result)
-            )
-        else:
-            report = result
-        emit(report)
-
-    writer: OrderedWriter[EvaluationReport | str] = OrderedWriter(read_back, window=window)
-
-    def jobs(finished: set[str]) -> Iterator[Job]:
-        for it in items():
-            pos = writer.take()
-            if it.id in finished:
-                writer.put(pos, it.id)  # read back from the store when its turn comes
-                continue
-            yield Job(pos, it.id, rubric, it.submission, it.query, it.reference)
-
-    def batch_jobs(finished: set[str]) -> Iterator[Job]:
-        for pos, it in enumerate(items()):
-            if it.id not in finished:
-                yield Job(pos, it.id, rubric, it.submission, it.query, it.reference)
-
-    def done(job: Job, outcome: Any, report: EvaluationReport | None) -> None:
-        if report is None:  # grading raised: recorded in the item's line
-            report = EvaluationReport(score=None, error=outcome.error, id=job.key)
-        writer.put(job.index, report)
-
-    def fingerprints(described: list[Any]) -> dict[str, str]:
-        return {
-            "input": input_fingerprint,
-            "rubric": fingerprint(rubric.model_dump(mode="json", exclude_none=True)),
-            "judge configuration": fingerprint(describe_grader(grader, described)),
-        }
-
-    def keep_store(store: RunStore) -> None:
-        store_box[0] = store
-
-    return await drive(
-        grader,
-        jobs,
-        total=total,
-        fingerprints=fingerprints,
-        meta={"command": "grade", "rubricjudge_version": __version__},
-        options=options,
-        on_done=done,
-        finish=lambda session: session.endpoint_stats(),
-        prepared=keep_store,
-        batch_jobs=batch_jobs,
-        room=writer.room,
+    plan = _StreamPlan(
+        rubric, items, emit, total=total, input_fingerprint=input_fingerprint, window=window
     )
+    return await drive(grader, plan, options)

@@ -1,9 +1,11 @@
-"""The batch engine under ``evaluate`` and ``grade``: one run, a pool of workers, a store.
+"""What one run holds, and its pool of workers: :class:`RunSession`. Not the driver.
 
-A :class:`RunSession` owns what one run holds: the lock and store of its run
-directory (if any), the grader with its judges wrapped to record (and replay)
-every judgment, the summary and the progress bar. :meth:`RunSession.run` grades
-jobs with a fixed pool of workers pulling from one iterator, so at most
+The run driver (``_drive``) opens one session per run; ``grade --pairwise`` and
+``--group`` (``_pool``) and reward batches (``_rewards``) open one without a run
+directory. A :class:`RunSession` owns the lock and store of its run directory
+(if any), the grader with its judges wrapped to record (and replay) every
+judgment, the summary and the progress bar. :meth:`RunSession.run` grades jobs
+with a fixed pool of workers pulling from one iterator, so at most
 ``concurrency`` items are in flight and no task exists for an item not yet
 started: a 100,000-line input costs a few workers, not 100,000 tasks.
 """
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .._errors import ConfigError, RunError, UsageError
 from .._judges._base import Judge
@@ -25,7 +27,7 @@ from .._judges._fleet import EndpointStats, Fleet, FleetMark, endpoint_stats
 from .._model._reports import EvaluationReport
 from ._bind import bind_judges
 from ._fingerprint import describe_judge
-from ._job import Job, call_grader
+from ._job import Job, RunGrader, call_grader
 from ._lock import RunLock
 from ._progress import Progress, ticking
 from ._recording import CURRENT_ITEM, RecordingJudge
@@ -41,6 +43,7 @@ DATASET_COPY = "dataset.jsonl"
 _FP = "fingerprint:"
 
 OnDone = Callable[["Job", ItemOutcome, EvaluationReport | None], None]
+G = TypeVar("G")
 
 
 class _RemoteFailure(Exception):
@@ -62,17 +65,20 @@ class _RemoteTally:
     rows: list[JudgmentRow] = field(default_factory=list)
 
 
-class RunSession:
+class RunSession(Generic[G]):
     """One run of a grader over many items; use as a context manager (it locks the run dir).
 
-    With an ``executor`` the items are graded by its workers (on a Ray cluster, say),
-    and this session commits what they stream back; ``grader`` is then the same
-    grader built here, for the run's fingerprints.
+    ``G`` is the grader's type: :meth:`grade` needs a :class:`RunGrader`, while the
+    pairwise and group modes hand ``bound`` (a copy of the grader whose judges
+    record) to their own methods (``compare``, ``rank``). With an ``executor`` the
+    items are graded by its workers (on a Ray cluster, say), and this session
+    commits what they stream back; ``grader`` is then the same grader built here,
+    for the run's fingerprints.
     """
 
     def __init__(
         self,
-        grader: Any,
+        grader: G,
         run_dir: str | Path | None,
         *,
         total: int | None,
@@ -91,12 +97,12 @@ class RunSession:
         self._wrapper = wrapper
         self._lock = RunLock(self.run_dir) if self.run_dir is not None else None
         self._started = time.perf_counter()
-        self.bound: Any = grader
+        self.bound: G = grader
         self.fleets: dict[int, tuple[Fleet, FleetMark]] = {}
         self.executor = executor
         self._remote = _RemoteTally()
 
-    def __enter__(self) -> RunSession:
+    def __enter__(self) -> RunSession[G]:
         if self._lock is not None:
             self._lock.__enter__()
         try:
@@ -142,7 +148,9 @@ class RunSession:
             return "loading the local model…"
         return "waiting for the judge…"
 
-    async def grade(self, job: Job) -> tuple[ItemOutcome, EvaluationReport | None]:
+    async def grade(
+        self: RunSession[RunGrader], job: Job
+    ) -> tuple[ItemOutcome, EvaluationReport | None]:
         """Grade one job and commit its outcome; an item's failure is data, not an exception.
 
         Raises:
@@ -219,7 +227,7 @@ class RunSession:
         return EvaluationReport.model_validate_json(outcome.report)
 
     async def run(
-        self,
+        self: RunSession[RunGrader],
         jobs: Iterator[Job],
         *,
         concurrency: int,

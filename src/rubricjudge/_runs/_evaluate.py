@@ -1,10 +1,11 @@
-"""``evaluate``: grade every item of a dataset, with bounded concurrency and a run store.
+"""``evaluate``: grade every item of a dataset, with a run store, through the run driver.
 
-A fixed pool of workers pulls items from one iterator, so no more than
-``concurrency`` items are in flight and no task exists for an item not yet
-started: memory holds the results, not the queue. Every judgment and every
-finished item is committed to the run store as it completes (see ``_store``);
-``resume`` skips finished items and replays finished judgments.
+:func:`evaluate` checks its arguments and hands :func:`~rubricjudge._runs._drive.drive`
+the dataset's plan: the items in scope, their fingerprints, a copy of the dataset
+for the run directory, and where each outcome goes. The driver grades them with
+bounded concurrency and commits every judgment and every finished item to the run
+store as it completes (see ``_store``); ``resume`` skips finished items and
+replays finished judgments.
 """
 
 from __future__ import annotations
@@ -13,22 +14,22 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .._datasets._io import _header, _item_to_dict
 from .._errors import ConfigError
 from .._model._reports import EvaluationReport
 from .._version import __version__
-from ._batch_run import BatchOptions
-from ._drive import RunOptions, drive
+from ._batch_options import BatchOptions
+from ._drive import RunOptions, RunPlan, drive
 from ._engine import DATASET_COPY, RunSession
-from ._fingerprint import item_keys, run_fingerprints
-from ._job import Job
+from ._fingerprint import dataset_fingerprints, item_keys
+from ._job import Job, RunGrader
 from ._progress import ProgressArg
+from ._remote import Executor
 from ._result import ItemOutcome, RunResult
-from ._store import StoredItem
-
-if TYPE_CHECKING:
-    from ._remote import Executor
+from ._store import RunStore, StoredItem
+from ._summary import RunSummary
 
 __all__ = ["DATASET_COPY", "DEFAULT_CONCURRENCY", "evaluate", "evaluate_sync"]
 
@@ -49,7 +50,7 @@ def _keys(dataset: Any) -> list[str]:
 
 async def evaluate(
     dataset: Any,
-    grader: Any,
+    grader: RunGrader,
     *,
     run_dir: str | Path | None = None,
     resume: bool = False,
@@ -95,7 +96,6 @@ async def evaluate(
     keys = _keys(dataset)
     size = len(keys)
     scope = size if max_items is None else min(max_items, size)
-    outcomes: list[ItemOutcome | None] = [None] * scope
     batch = BatchOptions() if batch_api is True else batch_api or None
     meta = {
         "dataset_size": str(size),
@@ -105,48 +105,79 @@ async def evaluate(
     if dataset_source is not None:
         meta["dataset_source"] = dataset_source
 
-    def todo(finished: set[str]) -> Iterator[Job]:
-        return (_job(dataset, i, keys[i]) for i in range(scope) if keys[i] not in finished)
-
-    def stored(session: RunSession, item: StoredItem) -> None:
-        outcomes[item.index] = ItemOutcome(item.key, item.index, "done", item.score, item.error)
-        if item.report_json is not None:
-            report = EvaluationReport.model_validate_json(item.report_json)
-            session.builder.add_report(item.key, report)
-
-    def keep(job: Job, outcome: ItemOutcome, report: EvaluationReport | None) -> None:
-        outcome.report = report if run_dir is None else None
-        outcomes[job.index] = outcome
-
-    summary = await drive(
-        grader,
-        todo,
-        total=scope,
-        fingerprints=lambda described: run_fingerprints(dataset, grader, described),
-        meta=meta,
-        options=RunOptions(run_dir, resume, force, concurrency, batch, executor, progress),
-        on_done=keep,
-        finish=lambda session: session.summary(),
-        on_stored=stored,
-        prepared=lambda store: _save_dataset(dataset, store.run_dir),
-    )
-    done = [o for o in outcomes if o is not None]
+    plan = _DatasetPlan(dataset, keys, scope, meta, keep_reports=run_dir is None)
+    options = RunOptions(run_dir, resume, force, concurrency, batch, executor, progress)
+    summary = await drive(grader, plan, options)
+    done = [o for o in plan.outcomes if o is not None]
     rd = Path(run_dir) if run_dir is not None else None
     return RunResult(done, summary, dataset_size=size, run_dir=rd)
 
 
-def _job(dataset: Any, index: int, key: str) -> Job:
-    item = dataset.items[index]
-    get_query = getattr(dataset, "get_item_query", None)
-    query = get_query(index) if callable(get_query) else getattr(item, "query", None)
-    return Job(
-        index=index,
-        key=key,
-        rubric=dataset.get_item_rubric(index),
-        submission=item.submission,
-        query=query,
-        reference=dataset.get_item_reference_submission(index),
-    )
+class _DatasetPlan(RunPlan[RunSummary]):
+    """The plan of :func:`evaluate`: the first ``scope`` items of a dataset, outcomes in order."""
+
+    reads_stored_reports = True
+
+    def __init__(
+        self,
+        dataset: Any,
+        keys: list[str],
+        scope: int,
+        meta: dict[str, str],
+        *,
+        keep_reports: bool,
+    ) -> None:
+        self.total = self._scope = scope
+        self.meta = meta
+        self.outcomes: list[ItemOutcome | None] = [None] * scope
+        self._dataset = dataset
+        self._keys = keys
+        self._keep_reports = keep_reports  # without a run store, the result holds them
+
+    def jobs(self, finished: set[str]) -> Iterator[Job]:
+        """The items in scope not finished yet."""
+        keys = self._keys
+        return (self._job(i) for i in range(self._scope) if keys[i] not in finished)
+
+    def _job(self, index: int) -> Job:
+        dataset = self._dataset
+        item = dataset.items[index]
+        get_query = getattr(dataset, "get_item_query", None)
+        query = get_query(index) if callable(get_query) else getattr(item, "query", None)
+        return Job(
+            index=index,
+            key=self._keys[index],
+            rubric=dataset.get_item_rubric(index),
+            submission=item.submission,
+            query=query,
+            reference=dataset.get_item_reference_submission(index),
+        )
+
+    def fingerprints(self) -> dict[str, str]:
+        """The dataset's fingerprint and its rubric's."""
+        return dataset_fingerprints(self._dataset)
+
+    def prepared(self, store: RunStore) -> None:
+        """Copy the dataset into the run directory."""
+        _save_dataset(self._dataset, store.run_dir)
+
+    def stored(self, session: RunSession[RunGrader], item: StoredItem) -> None:
+        """Take an item finished earlier as it was; its report counts in the summary."""
+        self.outcomes[item.index] = ItemOutcome(
+            item.key, item.index, "done", item.score, item.error
+        )
+        if item.report_json is not None:
+            report = EvaluationReport.model_validate_json(item.report_json)
+            session.builder.add_report(item.key, report)
+
+    def done(self, job: Job, outcome: ItemOutcome, report: EvaluationReport | None) -> None:
+        """Keep the outcome (and its report when there is no store)."""
+        outcome.report = report if self._keep_reports else None
+        self.outcomes[job.index] = outcome
+
+    def finish(self, session: RunSession[RunGrader]) -> RunSummary:
+        """The run's summary."""
+        return session.summary()
 
 
 def _save_dataset(dataset: Any, run_dir: Path) -> None:
@@ -161,8 +192,6 @@ def _save_dataset(dataset: Any, run_dir: Path) -> None:
     path = run_dir / DATASET_COPY
     tmp = run_dir / "dataset.partial.jsonl"
     try:
-        from .._datasets._io import _header, _item_to_dict
-
         with tmp.open("w", encoding="utf-8") as f:
             f.write(json.dumps(_header(dataset), ensure_ascii=False) + "\n")
             for item in dataset.items:
@@ -173,7 +202,7 @@ def _save_dataset(dataset: Any, run_dir: Path) -> None:
     tmp.replace(path)
 
 
-def evaluate_sync(dataset: Any, grader: Any, **options: Any) -> RunResult:
+def evaluate_sync(dataset: Any, grader: RunGrader, **options: Any) -> RunResult:
     """Run :func:`evaluate` to completion from synchronous code.
 
     Raises:

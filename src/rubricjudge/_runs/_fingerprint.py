@@ -8,6 +8,7 @@ they do not change what a judge is asked, only what metrics compare with.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import json
@@ -19,11 +20,11 @@ from pydantic import BaseModel
 __all__ = [
     "graded_this_dataset",
     "dataset_fingerprint",
+    "dataset_fingerprints",
     "describe_grader",
     "describe_judge",
     "fingerprint",
     "item_keys",
-    "run_fingerprints",
 ]
 
 
@@ -39,6 +40,8 @@ def item_keys(items: Any) -> list[str]:
     See ``_datasets._dataset.item_keys`` (an id spelt ``#1`` does not take the name
     of the unnamed item at index 1).
     """
+    # start-up: `rubricjudge --help` loads this module (for `fingerprint`), and the
+    # datasets package would bring the rubric formats with it
     from .._datasets._dataset import item_keys as keys
 
     return keys(items)
@@ -78,7 +81,7 @@ def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool | enum.Enum)
 
 
-def describe_grader(grader: Any, judges: list[Any]) -> dict[str, Any]:
+def describe_grader(grader: object, judges: list[Any]) -> dict[str, Any]:
     """Describe a grader's configuration: its type, judges and simple settings."""
     custom = getattr(grader, "config_fingerprint", None)
     if callable(custom):
@@ -94,20 +97,17 @@ def describe_grader(grader: Any, judges: list[Any]) -> dict[str, Any]:
     return {"type": type(grader).__name__, "judges": judges, "settings": settings}
 
 
-def run_fingerprints(dataset: Any, grader: Any, judges: list[Any]) -> dict[str, str]:
-    """Return the fingerprints stored in a run directory, by what they cover."""
+def dataset_fingerprints(dataset: Any) -> dict[str, str]:
+    """Return the fingerprints of a dataset run's inputs, by what they cover.
+
+    The run driver adds the grader's (``"judge configuration"``, :func:`describe_grader`).
+    """
     rubric = getattr(dataset, "rubric", None)
-    return {
-        "dataset": dataset_fingerprint(dataset),
-        "rubric": fingerprint(_dump(rubric)),
-        "judge configuration": fingerprint(describe_grader(grader, judges)),
-    }
+    return {"dataset": dataset_fingerprint(dataset), "rubric": fingerprint(_dump(rubric))}
 
 
 def describe_judge(judge: Any) -> dict[str, Any]:
     """Describe a judge: its name and, when it exposes one, its configuration (no secrets)."""
-    import dataclasses
-
     out: dict[str, Any] = {"name": getattr(judge, "name", type(judge).__name__)}
     config = getattr(judge, "config", None)
     if dataclasses.is_dataclass(config) and not isinstance(config, type):
@@ -136,7 +136,7 @@ def graded_this_dataset(run_dir: str | Path, dataset: Any) -> bool:
 
     True for a run from before fingerprints were kept; labels are not part of it.
     """
-    from ._store import RunStore
+    from ._store import RunStore  # start-up, as above: the store loads sqlite3
 
     store = RunStore(Path(run_dir))
     try:

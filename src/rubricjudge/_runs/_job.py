@@ -1,14 +1,38 @@
-"""One item to grade, and grading it with any grader (def or async def)."""
+"""One item to grade, what grades it, and grading it with any grader (def or async def)."""
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from .._model._reports import EvaluationReport
+from .._model._rubric import Rubric
 
-__all__ = ["Job", "call_grader"]
+__all__ = ["Job", "RunGrader", "call_grader"]
+
+
+class RunGrader(Protocol):
+    """What every run calls on a grader: ``grade`` one item, with ``def`` or ``async def``.
+
+    Every ``Grader`` of ``rubricjudge.graders`` is one; so is any object of the user's
+    with this method (``evaluate`` documents it). A run may also look at a grader's
+    attributes (its judges, ``escalate_to``, ``calibration``) without requiring them.
+    """
+
+    def grade(
+        self,
+        rubric: Rubric,
+        to_grade: Any,
+        /,
+        *,
+        query: str | None = ...,
+        reference_submission: Any = ...,
+        item_id: str | None = ...,
+    ) -> EvaluationReport | Awaitable[EvaluationReport]:
+        """Grade ``to_grade`` against ``rubric``; a judge failure is recorded in the report."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,13 +41,13 @@ class Job:
 
     index: int
     key: str
-    rubric: Any
+    rubric: Rubric
     submission: Any
     query: str | None = None
     reference: Any = None
 
 
-async def call_grader(grader: Any, job: Job) -> EvaluationReport:
+async def call_grader(grader: RunGrader, job: Job) -> EvaluationReport:
     """Grade one job with ``grader`` (def or async def).
 
     Raises:

@@ -27,7 +27,7 @@ class RunLock:
         self._file: IO[str] | None = None
 
     def __enter__(self) -> RunLock:
-        import fcntl
+        import fcntl  # POSIX only: a run without a run directory needs no lock, anywhere
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         f = self.path.open("a+", encoding="utf-8")

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._graders._base import Grader
 from .._graders._spec import completion_tokens
 from .._judges._cost import estimate_cost
 
@@ -24,7 +25,7 @@ class RunEstimate:
 
 
 def estimate_run(
-    grader: Any, work: Iterable[tuple[Any, ...]], judges: Sequence[str], kind: str
+    grader: Grader, work: Iterable[tuple[Any, ...]], judges: Sequence[str], kind: str
 ) -> RunEstimate:
     """Count what grading ``work`` would take; the tokens are shared evenly by ``judges``.
 

@@ -1,18 +1,19 @@
-"""The driver of ``grade --pairwise`` and ``grade --group``: workers, order, progress.
+"""The worker pool of ``grade --pairwise`` and ``grade --group``: workers, order, progress.
 
-Each item (a pair, a group) is handed to ``work`` with the grader whose judges a
-:class:`RunSession` wrapped (so the progress bar counts judgments and errors and
-the summary has their calls, tokens and latency). A fixed pool of workers takes
-items in input order; results are emitted in input order through a bounded
-reorder buffer. An item whose work raised something other than a usage error is
-emitted as ``failed(item, "Type: message")``: recorded, never dropped. There is
-no run directory: these modes do not resume.
+Not the run driver (that is ``_drive``): these modes keep no run directory and do
+not resume, so they need only a :class:`RunSession` and a pool. Each item (a
+pair, a group) is handed to ``work`` with the grader whose judges the session
+wrapped (so the progress bar counts judgments and errors and the summary has
+their calls, tokens and latency). A fixed pool of workers takes items in input
+order; results are emitted in input order through a bounded reorder buffer. An
+item whose work raised something other than a usage error is emitted as
+``failed(item, "Type: message")``: recorded, never dropped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from .._aio import gather_all
 from .._errors import UsageError
@@ -24,14 +25,15 @@ from ._summary import RunSummary
 
 __all__ = ["run_pool"]
 
+G = TypeVar("G")
 T = TypeVar("T")
 R = TypeVar("R")
 
 
 async def run_pool(
-    grader: Any,
+    grader: G,
     items: Iterable[T],
-    work: Callable[[Any, T], Awaitable[R]],
+    work: Callable[[G, T], Awaitable[R]],
     emit: Callable[[R], None],
     *,
     key: Callable[[T], str],

@@ -8,6 +8,7 @@ it kept one. ``gate`` and the HTML report read runs through here.
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pydantic import ValidationError
 from .._errors import ConfigError
 from .._limits import json_loads
 from .._model._reports import EvaluationReport
+from .._model._rubric import Rubric
 from .._model._scoring import under_the_rule
 from ._engine import DATASET_COPY
 from ._fingerprint import item_keys
@@ -39,7 +41,7 @@ TRAINING_META = "calibration_train_ids"
 """The run store's meta entry: the ids of the items the run's calibration was fitted on."""
 
 
-def training_ids(grader: Any) -> list[str]:
+def training_ids(grader: object) -> list[str]:
     """The ids the calibration ``grader`` uses was fitted on (none without a calibration)."""
     calibration = getattr(grader, "calibration", None)
     return [str(i) for i in getattr(calibration, "train_ids", None) or []]
@@ -63,11 +65,12 @@ class GradedRun:
     run_dir: Path | None = None
     training_ids: list[str] = field(default_factory=list)
 
-    def item_rubric(self, index: int) -> Any:
+    def item_rubric(self, index: int) -> Rubric | None:
         """The rubric of item ``index`` from the dataset copy, or None without one."""
         if self.dataset is None or index >= len(self.dataset.items):
             return None
-        return self.dataset.get_item_rubric(index)
+        rubric: Rubric = self.dataset.get_item_rubric(index)
+        return rubric
 
     def ground_truth(self, index: int) -> Any:
         """The human labels of item ``index`` from the dataset copy, or None."""
@@ -192,6 +195,8 @@ def read_run_dir(
         )
     dataset = None
     if (path / DATASET_COPY).is_file():
+        # start-up: every run loads this module through the driver, and `grade` has no
+        # dataset; the datasets package would bring the rubric formats with it
         from .._datasets import RubricDataset
 
         dataset = RubricDataset.from_file(path / DATASET_COPY)
@@ -242,8 +247,6 @@ def read_run_dir(
 
 def recorded_training_ids(meta: dict[str, str]) -> list[str]:
     """The training ids a run store's ``meta`` records (none for a run without them)."""
-    import json
-
     try:
         ids = json.loads(meta.get(TRAINING_META, "[]"))
     except ValueError:

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .._errors import UsageError
+from .._graders._base import Grader
 from .._graders._spec import GraderSpec
 from .._judges._base import Judge, JudgeResponse
 from ._bind import bind_judges
-from ._job import call_grader
+from ._job import Job, call_grader
 from ._recording import CURRENT_ITEM, RecordingJudge
 from ._store import JudgmentRow, response_to_json
 
@@ -84,7 +85,7 @@ class Executor(Protocol):
     def width(self) -> int:
         """How many workers grade at once (the driver keeps ``concurrency`` items per worker)."""
 
-    def stream(self, job: Any, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
+    def stream(self, job: Job, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
         """Grade ``job``: yield each judgment as it arrives, then the :class:`RemoteOutcome`."""
 
 
@@ -118,12 +119,12 @@ class ItemWorker:
     """Holds one grader (built once from its spec) and grades jobs with it."""
 
     def __init__(self, spec: GraderSpec) -> None:
-        self.grader: Any = spec.build()
+        self.grader: Grader = spec.build()
         # the judges are built here, once; a local model then loads on the first call
         # and stays loaded for every later item of this worker
         self.grader.members()
 
-    async def grade(self, job: Any, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
+    async def grade(self, job: Job, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
         """Grade ``job``; yield each new judgment as it arrives, then the outcome."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
         box = _ItemStore(stored, queue)
@@ -183,6 +184,6 @@ class InProcessExecutor:
         """One worker."""
         return 1
 
-    def stream(self, job: Any, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
+    def stream(self, job: Job, stored: Sequence[StoredJudgment]) -> AsyncIterator[RemoteEvent]:
         """Grade ``job`` on the in-process worker."""
         return self._worker.grade(job, stored)

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .._errors import ConfigError
 from .._rewards._batch import DEFAULT_NEUTRAL, OnFailure, check_policy
 from ._sources import RubricSource
+
+if TYPE_CHECKING:
+    from .._model._reports import EvaluationReport
+    from .._model._rubric import Rubric
+    from .._model._seams import AsyncGrader
 
 __all__ = ["DEFAULT_MAX_BATCH", "DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT_S", "ServerSettings"]
 
@@ -41,7 +46,7 @@ class ServerSettings:
     """
 
     source: RubricSource
-    grader: Any
+    grader: AsyncGrader[Rubric, EvaluationReport]
     token: str | None
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_batch: int = DEFAULT_MAX_BATCH
@@ -50,7 +55,7 @@ class ServerSettings:
     default_rubric: str | None = None
     on_failure: OnFailure = "error"
     neutral_value: float = DEFAULT_NEUTRAL
-    reward_grader: Any = None
+    reward_grader: AsyncGrader[Rubric, EvaluationReport] | None = None
 
     def __post_init__(self) -> None:
         check_policy(self.on_failure, self.neutral_value)
