@@ -23,7 +23,7 @@ from .._errors import ConfigError
 from .._judges._base import Judge
 from .._judges._limits import DEFAULT_CONCURRENCY
 from .._model._media import MediaPart
-from .._model._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission, render_for_prompt
+from .._model._render_prompt import RenderedSubmission, render_for_prompt
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
 from .._model._scoring import (
@@ -44,6 +44,7 @@ from ._inputs import (
     to_submission,
 )
 from ._judging import Member
+from ._options import OVER_BUDGET_POLICIES, OnError, OverBudget, check_choice
 
 __all__ = ["GradeContext", "GradePlan", "Grader"]
 
@@ -128,7 +129,7 @@ class Grader(ABC):
     default_system_prompt: ClassVar[str] = ""
     # set on an instance only when given, so runs made before they existed still resume
     conversation_budget: int | None = None
-    over_budget: str = "error"
+    over_budget: OverBudget = "error"
 
     def __init__(
         self,
@@ -139,7 +140,7 @@ class Grader(ABC):
         system_prompt: str | None = None,
         max_retries: int | None = None,
         default_fallback_verdicts: Mapping[str, Any] | None = None,
-        on_error: str = "record",
+        on_error: OnError = "record",
         normalize: bool = True,
         cannot_assess: CannotAssessStrategy | str = CannotAssessStrategy.SKIP,
         partial_credit: float = 0.5,
@@ -148,7 +149,7 @@ class Grader(ABC):
         judge_options: Mapping[str, Any] | None = None,
         llm_config: Any = None,
         conversation_budget: int | None = None,
-        over_budget: str = "error",
+        over_budget: OverBudget = "error",
         judge_failure: JudgeFailurePolicy = "no_score",
     ) -> None:
         if llm_config is not None:  # autorubric's CriterionGrader(llm_config=LLMConfig(...))
@@ -208,9 +209,7 @@ class Grader(ABC):
                     "tokens, at least 1 (None: each judge's own)"
                 )
             self.conversation_budget = conversation_budget
-        if over_budget not in OVER_BUDGET_POLICIES:
-            raise ConfigError(f"over_budget {over_budget!r} is not 'error' or 'elide'")
-        if over_budget != "error":
+        if check_choice("over_budget", over_budget, OVER_BUDGET_POLICIES) != "error":
             self.over_budget = over_budget
         self._members: list[Member] | None = None
         self._limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
@@ -266,7 +265,7 @@ class Grader(ABC):
         return render_for_prompt(
             ctx.submission,
             budget=self.budget(),
-            over_budget="elide" if self.over_budget == "elide" else "error",
+            over_budget=self.over_budget,
             keep=keep,
         )
 

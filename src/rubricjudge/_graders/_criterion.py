@@ -20,21 +20,26 @@ from ._aggregate import call_aggregate as _call_aggregate
 from ._base import GradeContext, GradePlan, Grader
 from ._cascade import merge_escalation, should_escalate
 from ._combine import apply_policy, combine
+from ._criterion_prompts import criterion_decision, criterion_prompt, criterion_schema
 from ._ensemble import check_aggregation
-from ._evidence import EVIDENCE_POLICIES, check_evidence, needs_evidence
+from ._evidence import check_evidence, needs_evidence
 from ._judging import Member, Outcome, ask, shuffle_order
-from ._prompts import (
-    CONVERSATION_HEADING,
-    SYSTEM_CRITERION,
+from ._options import (
+    EVIDENCE_MODES,
+    EVIDENCE_POLICIES,
+    VERDICT_METHOD_CHOICES,
     VERDICT_METHODS,
-    Prefix,
+    BinaryAggregation,
+    EvidenceMode,
+    EvidencePolicy,
+    NominalAggregation,
+    OrdinalAggregation,
+    RepeatVariation,
     VerdictMethod,
-    approx_tokens,
-    build_prefix,
-    criterion_decision,
-    criterion_prompt,
-    criterion_schema,
+    VerdictMethodChoice,
+    check_choice,
 )
+from ._prompts import CONVERSATION_HEADING, SYSTEM_CRITERION, Prefix, approx_tokens, build_prefix
 from ._reasons import explain, needs_reason
 from ._repeats import Repeats, ask_repeated, merged_stability, vary_order
 from ._scoped import is_scoped, scope_calls, scoped_leaf
@@ -103,25 +108,25 @@ class CriterionGrader(Grader):
         self,
         judge: Any = None,
         *,
-        aggregation: str = "majority",
-        ordinal_aggregation: str = "mean",
-        nominal_aggregation: str = "mode",
+        aggregation: BinaryAggregation = "majority",
+        ordinal_aggregation: OrdinalAggregation = "mean",
+        nominal_aggregation: NominalAggregation = "mode",
         shuffle_options: bool = False,
         add_na_option: bool = False,
         seed: int = 0,
         functions: FunctionRegistry | Mapping[str, Callable[..., Any]] | None = None,
         max_examples: int | None = None,
-        verdict_method: str = "auto",
+        verdict_method: VerdictMethodChoice = "auto",
         calibration: Calibration | str | os.PathLike[str] | None = "default",
-        evidence: str = "penalties",
-        evidence_policy: str = "downgrade",
+        evidence: EvidenceMode = "penalties",
+        evidence_policy: EvidencePolicy = "downgrade",
         escalate_to: Any = None,
         below_confidence: float = 0.7,
         offer_cannot_assess: bool = False,
         reasons: bool = True,
         repeats: int = 1,
         repeat_temperature: float = 0.7,
-        repeat_variation: str = "auto",
+        repeat_variation: RepeatVariation = "auto",
         **options: Any,
     ) -> None:
         super().__init__(judge, **options)
@@ -136,15 +141,8 @@ class CriterionGrader(Grader):
         self.escalate_to = escalate_to
         self.below_confidence = below_confidence
         self._strong: Member | None = None
-        if evidence not in ("penalties", "all", "off"):
-            raise ConfigError(f"evidence {evidence!r} is not one of: penalties, all, off")
-        if evidence_policy not in EVIDENCE_POLICIES:
-            raise ConfigError(
-                f"evidence_policy {evidence_policy!r} is not one of: "
-                + ", ".join(EVIDENCE_POLICIES)
-            )
-        self.evidence = evidence
-        self.evidence_policy = evidence_policy
+        self.evidence = check_choice("evidence", evidence, EVIDENCE_MODES)
+        self.evidence_policy = check_choice("evidence_policy", evidence_policy, EVIDENCE_POLICIES)
         self._use_default_calibration = calibration == "default"
         if calibration == "default":
             calibration = None
@@ -155,12 +153,7 @@ class CriterionGrader(Grader):
                 calibration = Calibration.load(calibration)
         self.calibration = calibration
         self._defaults: dict[str, Any] = {}
-        if verdict_method != "auto" and verdict_method not in VERDICT_METHODS:
-            raise ConfigError(
-                f"verdict_method {verdict_method!r} is not one of: auto, "
-                + ", ".join(VERDICT_METHODS)
-            )
-        self.verdict_method = verdict_method
+        self.verdict_method = check_choice("verdict_method", verdict_method, VERDICT_METHOD_CHOICES)
         if max_examples is not None and max_examples < 0:
             raise ConfigError(f"max_examples {max_examples!r} must be 0 or more (None: all)")
         self.max_examples = max_examples
@@ -232,7 +225,7 @@ class CriterionGrader(Grader):
     def method_of(self, member: Member | None) -> VerdictMethod:
         """The reply layout asked of ``member``'s judge (resolving ``auto``)."""
         if self.verdict_method != "auto":
-            return cast(VerdictMethod, self.verdict_method)
+            return self.verdict_method
         preferred = getattr(member.judge, "preferred_verdict_method", None) if member else None
         return cast(VerdictMethod, preferred if preferred in VERDICT_METHODS else "reason-first")
 

@@ -56,12 +56,13 @@ import math
 import re
 import unicodedata
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._judges._base import JudgeRequest
 from .._model._reports import EvidenceCheck, TokenUsage
 from .._model._rubric import Criterion, CriterionVerdict
 from ._judging import Member, Outcome, call
+from ._options import EvidenceMode, EvidencePolicy
 
 if TYPE_CHECKING:
     from ._base import GradeContext
@@ -69,15 +70,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COVERAGE_THRESHOLD",
-    "EVIDENCE_POLICIES",
     "check_evidence",
     "EVIDENCE_THRESHOLD",
     "MIN_CREDIT_QUOTE_WORDS",
     "NEGATIONS",
     "NEGATION_REACH",
     "STOPWORDS",
-    "EvidenceMode",
-    "EvidencePolicy",
     "check_quote",
     "needs_evidence",
     "quote_prompt",
@@ -87,9 +85,6 @@ __all__ = [
 EVIDENCE_THRESHOLD = 0.85
 COVERAGE_THRESHOLD = 0.8
 MIN_CREDIT_QUOTE_WORDS = 3
-EvidenceMode = Literal["penalties", "all", "off"]
-EvidencePolicy = Literal["downgrade", "cannot_assess", "record"]
-EVIDENCE_POLICIES: tuple[EvidencePolicy, ...] = ("downgrade", "cannot_assess", "record")
 QUOTE_MAX_CHARS = 300
 
 _WORD = re.compile(r"\w+")
@@ -188,7 +183,9 @@ def _encode(tokens: list[str], vocab: dict[str, str]) -> str:
     return "".join(vocab.setdefault(w, chr(_BASE + len(vocab) % room)) for w in tokens)
 
 
-def needs_evidence(criterion: Criterion, verdict: CriterionVerdict | None, mode: str) -> bool:
+def needs_evidence(
+    criterion: Criterion, verdict: CriterionVerdict | None, mode: EvidenceMode
+) -> bool:
     """Whether a ``verdict`` on ``criterion`` must be backed by a quote under ``mode``."""
     if mode == "off" or verdict is not CriterionVerdict.MET or criterion.is_multi_choice:
         return False
@@ -412,7 +409,7 @@ def check_quote(
     quote: str | None,
     submission: str,
     *,
-    policy: str,
+    policy: EvidencePolicy,
     verdict: CriterionVerdict,
     threshold: float = EVIDENCE_THRESHOLD,
     credit: bool = False,
@@ -455,7 +452,7 @@ async def check_evidence(
     member: Member,
     system: str,
     limiter: AbstractAsyncContextManager[Any] | None,
-    policy: str,
+    policy: EvidencePolicy,
 ) -> None:
     """Ask ``member`` to quote the submission for ``out``'s MET and check the quote.
 

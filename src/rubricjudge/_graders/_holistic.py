@@ -20,15 +20,9 @@ from .._judges._base import JudgeRequest
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._scoring import on_scale
 from ._base import GradeContext, GradePlan, Grader
+from ._holistic_prompts import holistic_prompt, holistic_schema
 from ._judging import Member, Outcome, call
-from ._prompts import (
-    CONVERSATION_HEADING,
-    SYSTEM_HOLISTIC,
-    approx_tokens,
-    build_prefix,
-    holistic_prompt,
-    holistic_schema,
-)
+from ._prompts import CONVERSATION_HEADING, SYSTEM_HOLISTIC, approx_tokens, build_prefix
 from ._shown import conversation_record, with_conversation_record
 
 __all__ = ["RubricAsJudgeGrader"]

@@ -20,14 +20,8 @@ from .._model._rubric import Criterion, ScoringType
 from ._base import GradeContext, GradePlan
 from ._criterion import CriterionGrader, Leaf
 from ._judging import Member, Outcome, call, read_into
-from ._prompts import (
-    SYSTEM_CRITERION,
-    SYSTEM_ONESHOT,
-    Prefix,
-    approx_tokens,
-    oneshot_prompt,
-    oneshot_schema,
-)
+from ._oneshot_prompts import oneshot_prompt, oneshot_schema
+from ._prompts import SYSTEM_CRITERION, SYSTEM_ONESHOT, Prefix, approx_tokens
 from ._scoped import is_scoped
 from ._shown import shared_prefix, with_conversation_record
 

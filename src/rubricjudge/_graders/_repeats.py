@@ -40,15 +40,16 @@ from .._model._reports import TokenUsage
 from .._model._rubric import Criterion, CriterionVerdict
 from .._model._stability import Stability, Variation, flip_rate
 from ._base import GradeContext
+from ._criterion_prompts import binary_answers
 from ._ensemble import decide_binary, decide_options, decide_scale
 from ._judging import Member, Outcome, shuffle_order
-from ._prompts import Prefix, binary_answers
+from ._options import REPEAT_VARIATIONS, RepeatVariation, check_choice
+from ._prompts import Prefix
 
 if TYPE_CHECKING:
     from ._criterion import CriterionGrader
 
 __all__ = [
-    "VARIATIONS",
     "Repeats",
     "answer_label",
     "ask_repeated",
@@ -58,7 +59,6 @@ __all__ = [
     "vary_order",
 ]
 
-VARIATIONS = ("auto", "temperature", "order")
 _SAMPLING_BACKENDS = ("openai", "litellm")
 
 
@@ -68,7 +68,7 @@ class Repeats:
 
     n: int = 1
     temperature: float = 0.7
-    variation: str = "auto"
+    variation: RepeatVariation = "auto"
 
     @classmethod
     def build(cls, n: int, temperature: float, variation: str) -> Repeats:
@@ -84,12 +84,10 @@ class Repeats:
                 f"repeat_temperature {temperature!r} must be above 0 and at most 2 "
                 "(--repeat-temperature)"
             )
-        if variation not in VARIATIONS:
-            raise ConfigError(
-                f"repeat_variation {variation!r} is not one of: {', '.join(VARIATIONS)} "
-                "(--repeat-variation)"
-            )
-        return cls(n, float(temperature), variation)
+        choice = check_choice(
+            "repeat_variation", variation, REPEAT_VARIATIONS, flag="--repeat-variation"
+        )
+        return cls(n, float(temperature), choice)
 
     def variation_for(self, member: Member, *, calibrated: bool = False) -> Variation:
         """What varies between the repeats asked of ``member`` (resolving ``auto``)."""
