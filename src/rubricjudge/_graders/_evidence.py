@@ -52,13 +52,14 @@ import math
 import re
 import unicodedata
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from .._judges._base import JudgeRequest
 from .._model._reports import EvidenceCheck, TokenUsage
 from .._model._rubric import Criterion, CriterionVerdict
 from ._judging import Member, Outcome, call
 from ._options import EvidenceMode, EvidencePolicy
+from ._question import Question
 from ._words import (
     NEGATIONS,
     NOT_NEGATIONS,
@@ -69,10 +70,6 @@ from ._words import (
     words,
     words_and_breaks,
 )
-
-if TYPE_CHECKING:
-    from ._base import GradeContext
-    from ._prompts import Prefix
 
 __all__ = [
     "COVERAGE_THRESHOLD",
@@ -359,20 +356,19 @@ def check_quote(
 
 async def check_evidence(
     out: Outcome,
-    ctx: GradeContext,
-    prefix: Prefix,
-    criterion: Criterion,
+    question: Question,
     member: Member,
     system: str,
     limiter: AbstractAsyncContextManager[Any] | None,
     policy: EvidencePolicy,
 ) -> None:
-    """Ask ``member`` to quote the submission for ``out``'s MET and check the quote.
+    """Ask ``member`` to quote the submission for ``out``'s MET on ``question``; check it.
 
     The call's usage and cost are added to ``out``. A failed quote call keeps the
     verdict and records the check as ``unchecked``: a judge failure never decides a
     verdict.
     """
+    ctx, prefix, criterion = question.ctx, question.prefix, question.criterion
     if prefix.media:  # what an image shows has no words to quote: the verdict stands
         assert out.verdict is not None
         out.evidence = EvidenceCheck(
