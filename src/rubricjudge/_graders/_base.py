@@ -22,6 +22,7 @@ from .._aio import run_sync
 from .._errors import ConfigError
 from .._judges._base import Judge
 from .._judges._limits import DEFAULT_CONCURRENCY
+from .._judges._registry import get_judge
 from .._model._media import MediaPart
 from .._model._render_prompt import RenderedSubmission, render_for_prompt
 from .._model._reports import EvaluationReport
@@ -34,6 +35,7 @@ from .._model._scoring import (
 )
 from .._model._submission import is_part_list, to_reference
 from .._trace import span
+from ._budget import members_budget
 from ._combine import FailurePolicy
 from ._ensemble import JudgeSpec
 from ._inputs import (
@@ -80,7 +82,7 @@ class GradeContext:
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def _as_rubric(rubric: Any) -> Rubric:
+def _as_rubric(rubric: object) -> Rubric:
     if isinstance(rubric, Rubric):
         return rubric
     if isinstance(rubric, list) and all(isinstance(c, Criterion) for c in rubric):
@@ -224,8 +226,6 @@ class Grader(ABC):
     def members(self) -> list[Member]:
         """Build the judges on first use (so a dry run builds nothing heavy)."""
         if self._members is None:
-            from .._judges._registry import get_judge
-
             members: list[Member] = []
             seen: dict[str, int] = {}
             for spec in self._specs:
@@ -250,8 +250,6 @@ class Grader(ABC):
         """The conversation budget of this grader's judges (see ``conversation_budget``)."""
         if self.conversation_budget is not None:
             return self.conversation_budget
-        from ._budget import members_budget
-
         return members_budget([m.judge for m in self.members()], self._judge_options)
 
     def render(self, ctx: GradeContext, keep: Sequence[int] = ()) -> RenderedSubmission:
@@ -287,7 +285,7 @@ class Grader(ABC):
     # -- grading -----------------------------------------------------------------
     def _context(
         self,
-        rubric: Any,
+        rubric: object,
         to_grade: Any,
         query: str | None,
         reference_submission: Any,
@@ -430,7 +428,7 @@ def _describe_item(s: Any, ctx: GradeContext, report: EvaluationReport) -> None:
         attrs["gen_ai.usage.output_tokens"] = usage.completion_tokens
     s.set_attributes(attrs)
     if report.score is None or report.error:
-        from opentelemetry.trace import Status, StatusCode
+        from opentelemetry.trace import Status, StatusCode  # loaded only when tracing is on
 
         error = report.error or "no criterion could be graded"
         s.set_attribute("rubricjudge.error", error)

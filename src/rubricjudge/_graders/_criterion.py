@@ -50,7 +50,7 @@ from ._options import (
     VerdictMethodChoice,
     check_choice,
 )
-from ._prompts import CONVERSATION_HEADING, SYSTEM_CRITERION, Prefix, approx_tokens, build_prefix
+from ._prompts import SYSTEM_CRITERION, Prefix, approx_tokens, item_prefix
 from ._question import Leaf, Question
 from ._reasons import explain, needs_reason
 from ._repeats import Repeats, ask_repeated, vary_order
@@ -193,16 +193,7 @@ class CriterionGrader(LeafGrader):
             JudgeError: category ``over_budget`` (under ``over_budget="error"``).
         """
         conversation = ctx.submission.conversation is not None
-        return build_prefix(
-            ctx.submission,
-            query=ctx.query,
-            reference=ctx.reference,
-            reference_media=ctx.reference_media,
-            guidelines=ctx.rubric.guidelines,
-            examples=ctx.example_subs,
-            text=self.render(ctx, keep).text if conversation else None,
-            heading=CONVERSATION_HEADING if conversation else "The submission:",
-        )
+        return item_prefix(ctx, self.render(ctx, keep).text if conversation else None)
 
     def order(
         self, ctx: GradeContext, criterion: Criterion, index: int, member_id: str

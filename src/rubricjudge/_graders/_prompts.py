@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._model._media import MediaPart
+from ._base import GradeContext
 from ._inputs import Submission
 from ._options import VerdictMethod
 
@@ -40,6 +41,7 @@ __all__ = [
     "approx_tokens",
     "block_code",
     "build_prefix",
+    "item_prefix",
     "reply_line",
     "reply_schema",
 ]
@@ -191,6 +193,23 @@ def build_prefix(
         n_examples=len(examples),
         submission_text=shown,
         media=media,
+    )
+
+
+def item_prefix(ctx: GradeContext, rendered: str | None, *, examples: bool = True) -> Prefix:
+    """The prefix about ``ctx``'s item; ``rendered`` is its conversation as shown (None: text).
+
+    ``examples=False`` leaves the graded examples out (the holistic prompt has none).
+    """
+    return build_prefix(
+        ctx.submission,
+        query=ctx.query,
+        reference=ctx.reference,
+        reference_media=ctx.reference_media,
+        guidelines=ctx.rubric.guidelines,
+        examples=ctx.example_subs if examples else (),
+        text=rendered,
+        heading=CONVERSATION_HEADING if rendered is not None else "The submission:",
     )
 
 
