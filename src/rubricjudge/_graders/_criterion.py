@@ -1,11 +1,11 @@
 """Per-criterion grading: one judge call per leaf criterion (and judge), concurrently.
 
 Where a criterion's verdict is decided: :meth:`CriterionGrader.answer` asks one
-judge (then calibrates the answer and checks its evidence), :meth:`judged` adds the
-escalation, :meth:`ask_one` the repeats and the reason, and :meth:`decide` combines
-the judges' answers under the failure policy. Helpers get only what they need:
-``_repeats`` a callable per repeat, ``_scoped`` the :class:`~._scoped.TurnGrader`
-protocol, ``_shown`` the prefix builder and the judges.
+judge (then calibrates the answer and checks its evidence), :meth:`~CriterionGrader.judged`
+adds the escalation, :meth:`~CriterionGrader.ask_one` the repeats and the reason, and
+``LeafGrader.decide`` (``_leaves``) combines the judges' answers under the failure
+policy. Helpers get only what they need: ``_repeats`` a callable per repeat,
+``_scoped`` the ``TurnGrader`` protocol, ``_shown`` the prefix builder and the judges.
 """
 
 from __future__ import annotations
