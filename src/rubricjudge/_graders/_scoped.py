@@ -22,6 +22,7 @@ rendering that keeps it. On a text submission a scope changes nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from .._aio import gather_all
@@ -126,37 +127,32 @@ def _prefix_for(
 
 async def scoped_leaf(grader: TurnGrader, question: Question) -> Leaf:
     """Grade a scoped criterion of a conversation (see the module docstring)."""
-    ctx, prefix, index, criterion = (
-        question.ctx,
-        question.prefix,
-        question.index,
-        question.criterion,
-    )
+    ctx, criterion = question.ctx, question.criterion
     conv = ctx.submission.conversation
     assert conv is not None
     if criterion.scope == "tool_calls":
         if not conv.tool_uses():
             return _unassessable(criterion, "the conversation has no tool calls to judge")
-        return await grader.ask_all(Question(ctx, prefix, index, criterion, _TOOLS_NOTE))
+        return await grader.ask_all(replace(question, scope_note=_TOOLS_NOTE))
     turns = conv.assistant_turns()
     if not turns:
         return _unassessable(criterion, "the conversation has no assistant turn to judge")
     if criterion.scope == "final_assistant_turn":
         final = turns[-1]
         try:
-            here = _prefix_for(grader, ctx, prefix, final)
+            here = _prefix_for(grader, ctx, question.prefix, final)
         except JudgeError as e:  # even the final turn with the first ones does not fit
-            return grader.refuse(criterion, index, e)
+            return grader.refuse(criterion, question.index, e)
         note = _turn_note(final, len(turns), True)
-        return await grader.ask_all(Question(ctx, here, index, criterion, note))
+        return await grader.ask_all(replace(question, prefix=here, scope_note=note))
 
     async def one(turn: AssistantTurn) -> Leaf:
         try:
-            here = _prefix_for(grader, ctx, prefix, turn)
+            here = _prefix_for(grader, ctx, question.prefix, turn)
         except JudgeError as e:  # even this turn with the first ones does not fit
-            return grader.refuse(criterion, index, e)
+            return grader.refuse(criterion, question.index, e)
         note = _turn_note(turn, len(turns), False)
-        return await grader.ask_all(Question(ctx, here, index, criterion, note))
+        return await grader.ask_all(replace(question, prefix=here, scope_note=note))
 
     results = await gather_all([one(t) for t in turns])
     report = combine_turns(criterion, turns, [r for r, _, _ in results])
