@@ -6,14 +6,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rubricjudge._graders import CriterionGrader
-from rubricjudge._graders._prompts import (
-    ABSENT,
-    PRESENT,
-    Prefix,
-    VerdictMethod,
-    _option_line,
-    shown_options,
-)
+from rubricjudge._graders._criterion_prompts import ABSENT, PRESENT, option_line, shown_options
+from rubricjudge._graders._options import VerdictMethod
+from rubricjudge._graders._prompts import Prefix
 from rubricjudge._judges._base import JudgeRequest
 
 # -- "before": rubricjudge's prompts before the trust work (reason, then verdict) ---------
@@ -32,7 +27,7 @@ def _before_prompt(criterion: Any, order: Any) -> str:
     req = " ".join(criterion.requirement.split())
     if criterion.is_multi_choice:
         shown = shown_options(criterion, order)
-        opts = "\n".join(f"{n}. {_option_line(criterion, i)}" for n, i in enumerate(shown, 1))
+        opts = "\n".join(f"{n}. {option_line(criterion, i)}" for n, i in enumerate(shown, 1))
         return (
             f"Question: {req}\nOptions:\n{opts}\n"
             f'Pick the option that fits best. Reply {{{_BEFORE_REASON}, "option": <number>}}'

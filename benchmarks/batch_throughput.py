@@ -70,7 +70,7 @@ def probe_server(url: str, concurrency: int, requests: int, server_pid: int) -> 
     from urllib.parse import urlparse
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from rubricjudge._graders._prompts import criterion_schema
+    from rubricjudge._graders._criterion_prompts import criterion_schema
     from rubricjudge._model._rubric import Criterion
 
     u = urlparse(url)

@@ -43,7 +43,7 @@ def _load() -> str:
 
 
 def _body() -> bytes:
-    from rubricjudge._graders._prompts import criterion_schema
+    from rubricjudge._graders._criterion_prompts import criterion_schema
     from rubricjudge._model._rubric import Criterion
 
     schema = criterion_schema(Criterion(name="c", requirement="r"))

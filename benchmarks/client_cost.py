@@ -68,7 +68,7 @@ def _requests(calls: int) -> list[tuple[str, str]]:
 
 
 def _schema() -> dict[str, Any]:
-    from rubricjudge._graders._prompts import criterion_schema
+    from rubricjudge._graders._criterion_prompts import criterion_schema
     from rubricjudge._model._rubric import Criterion
 
     return criterion_schema(Criterion(name="c", requirement="r"))

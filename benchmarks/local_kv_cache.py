@@ -20,13 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubricjudge import JudgeError
+from rubricjudge._graders._criterion_prompts import criterion_prompt, criterion_schema
 from rubricjudge._graders._inputs import Submission
-from rubricjudge._graders._prompts import (
-    SYSTEM_CRITERION,
-    build_prefix,
-    criterion_prompt,
-    criterion_schema,
-)
+from rubricjudge._graders._prompts import SYSTEM_CRITERION, build_prefix
 from rubricjudge._judges import _local
 from rubricjudge._judges._base import JudgeConfig, JudgeRequest
 from rubricjudge._judges._local import LocalJudge

@@ -48,7 +48,7 @@ def add_trust_args(p: argparse.ArgumentParser, *, calibration: bool = True) -> N
     g = p.add_argument_group("trusted verdicts (per-criterion grader)")
     g.add_argument(
         "--verdict-method",
-        choices=LazyChoices("rubricjudge._graders._prompts", "VERDICT_METHODS", first=["auto"]),
+        choices=LazyChoices("rubricjudge._graders._options", "VERDICT_METHODS", first=["auto"]),
         default="auto",
         metavar="METHOD",
         help="reply layout: %(choices)s (default auto: "
@@ -68,7 +68,7 @@ def add_trust_args(p: argparse.ArgumentParser, *, calibration: bool = True) -> N
     )
     g.add_argument(
         "--evidence-policy",
-        choices=LazyChoices("rubricjudge._graders._evidence", "EVIDENCE_POLICIES"),
+        choices=LazyChoices("rubricjudge._graders._options", "EVIDENCE_POLICIES"),
         default="downgrade",
         metavar="POLICY",
         help="what a MET whose quote is not in the submission becomes: %(choices)s "

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from .._model._reports import CriterionReport
+from .._errors import ConfigError
+from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Rubric
 
-__all__ = ["CURRENT_RUBRIC", "call_aggregate"]
+__all__ = ["CURRENT_RUBRIC", "aggregated", "call_aggregate"]
 
 # the rubric being aggregated, for an override that calls the default without it
 CURRENT_RUBRIC: ContextVar[Rubric | None] = ContextVar("rubricjudge_aggregate_rubric", default=None)
@@ -44,3 +45,31 @@ def call_aggregate(
     if takes_normalize:
         kwargs["normalize"] = normalize
     return aggregate(reports, **kwargs)
+
+
+async def aggregated(
+    aggregate: Callable[..., Any],
+    reports: list[CriterionReport],
+    rubric: Rubric,
+    normalize: bool,
+    owner: str,
+) -> EvaluationReport:
+    """The report ``aggregate`` (sync or async) makes of ``rubric``'s criteria reports.
+
+    Raises:
+        ConfigError: it returned something else than an EvaluationReport; ``owner``
+            (the grader's class name) says whose ``aggregate()`` it was.
+    """
+    token = CURRENT_RUBRIC.set(rubric)
+    try:
+        report = call_aggregate(aggregate, reports, rubric, normalize)
+    finally:
+        CURRENT_RUBRIC.reset(token)
+    if inspect.isawaitable(report):
+        report = await report
+    if not isinstance(report, EvaluationReport):
+        raise ConfigError(
+            f"{owner}.aggregate() returned {type(report).__name__}; it must "
+            "return an EvaluationReport"
+        )
+    return report

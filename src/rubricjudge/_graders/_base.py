@@ -20,11 +20,12 @@ from typing import Any, ClassVar, NamedTuple, Self, TypeVar
 
 from .._aio import run_sync
 from .._conversations._media_part import MediaPart
-from .._conversations._render_prompt import OVER_BUDGET_POLICIES, RenderedSubmission
+from .._conversations._render_prompt import RenderedSubmission
 from .._conversations._submission import is_part_list, render_for_prompt, to_reference
 from .._errors import ConfigError
 from .._judges._base import Judge
 from .._judges._provider_limits import DEFAULT_CONCURRENCY
+from .._judges._registry import get_judge
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
 from .._model._scoring import (
@@ -34,6 +35,7 @@ from .._model._scoring import (
     on_scale,
 )
 from .._trace import span
+from ._budget import members_budget
 from ._combine import FailurePolicy
 from ._ensemble import JudgeSpec
 from ._inputs import (
@@ -44,6 +46,7 @@ from ._inputs import (
     to_submission,
 )
 from ._judging import Member
+from ._options import OVER_BUDGET_POLICIES, OnError, OverBudget, check_choice
 
 __all__ = ["GradeContext", "GradePlan", "Grader"]
 
@@ -79,7 +82,7 @@ class GradeContext:
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def _as_rubric(rubric: Any) -> Rubric:
+def _as_rubric(rubric: object) -> Rubric:
     if isinstance(rubric, Rubric):
         return rubric
     if isinstance(rubric, list) and all(isinstance(c, Criterion) for c in rubric):
@@ -128,7 +131,7 @@ class Grader(ABC):
     default_system_prompt: ClassVar[str] = ""
     # set on an instance only when given, so runs made before they existed still resume
     conversation_budget: int | None = None
-    over_budget: str = "error"
+    over_budget: OverBudget = "error"
 
     def __init__(
         self,
@@ -139,7 +142,7 @@ class Grader(ABC):
         system_prompt: str | None = None,
         max_retries: int | None = None,
         default_fallback_verdicts: Mapping[str, Any] | None = None,
-        on_error: str = "record",
+        on_error: OnError = "record",
         normalize: bool = True,
         cannot_assess: CannotAssessStrategy | str = CannotAssessStrategy.SKIP,
         partial_credit: float = 0.5,
@@ -148,7 +151,7 @@ class Grader(ABC):
         judge_options: Mapping[str, Any] | None = None,
         llm_config: Any = None,
         conversation_budget: int | None = None,
-        over_budget: str = "error",
+        over_budget: OverBudget = "error",
         judge_failure: JudgeFailurePolicy = "no_score",
     ) -> None:
         if llm_config is not None:  # autorubric's CriterionGrader(llm_config=LLMConfig(...))
@@ -208,9 +211,7 @@ class Grader(ABC):
                     "tokens, at least 1 (None: each judge's own)"
                 )
             self.conversation_budget = conversation_budget
-        if over_budget not in OVER_BUDGET_POLICIES:
-            raise ConfigError(f"over_budget {over_budget!r} is not 'error' or 'elide'")
-        if over_budget != "error":
+        if check_choice("over_budget", over_budget, OVER_BUDGET_POLICIES) != "error":
             self.over_budget = over_budget
         self._members: list[Member] | None = None
         self._limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
@@ -225,8 +226,6 @@ class Grader(ABC):
     def members(self) -> list[Member]:
         """Build the judges on first use (so a dry run builds nothing heavy)."""
         if self._members is None:
-            from .._judges._registry import get_judge
-
             members: list[Member] = []
             seen: dict[str, int] = {}
             for spec in self._specs:
@@ -251,8 +250,6 @@ class Grader(ABC):
         """The conversation budget of this grader's judges (see ``conversation_budget``)."""
         if self.conversation_budget is not None:
             return self.conversation_budget
-        from ._budget import members_budget
-
         return members_budget([m.judge for m in self.members()], self._judge_options)
 
     def render(self, ctx: GradeContext, keep: Sequence[int] = ()) -> RenderedSubmission:
@@ -266,7 +263,7 @@ class Grader(ABC):
         return render_for_prompt(
             ctx.submission,
             budget=self.budget(),
-            over_budget="elide" if self.over_budget == "elide" else "error",
+            over_budget=self.over_budget,
             keep=keep,
         )
 
@@ -288,7 +285,7 @@ class Grader(ABC):
     # -- grading -----------------------------------------------------------------
     def _context(
         self,
-        rubric: Any,
+        rubric: object,
         to_grade: Any,
         query: str | None,
         reference_submission: Any,
@@ -431,7 +428,7 @@ def _describe_item(s: Any, ctx: GradeContext, report: EvaluationReport) -> None:
         attrs["gen_ai.usage.output_tokens"] = usage.completion_tokens
     s.set_attributes(attrs)
     if report.score is None or report.error:
-        from opentelemetry.trace import Status, StatusCode
+        from opentelemetry.trace import Status, StatusCode  # loaded only when tracing is on
 
         error = report.error or "no criterion could be graded"
         s.set_attribute("rubricjudge.error", error)

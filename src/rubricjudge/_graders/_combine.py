@@ -29,17 +29,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast, get_args
+from typing import Any, cast, get_args
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._model._reports import CriterionReport, OptionSelection, ScaleScore, TokenUsage
 from .._model._rubric import Criterion, CriterionVerdict
 from ._ensemble import decide_binary, decide_options, decide_scale
 from ._judging import Outcome
+from ._options import ON_ERROR, OnError, check_choice
 
 __all__ = ["FailurePolicy", "apply_policy", "combine"]
-
-OnError = Literal["record", "raise"]
 
 
 def _verdict(value: Any, where: str) -> CriterionVerdict:
@@ -59,19 +58,18 @@ class FailurePolicy:
     fallback: Mapping[str, CriterionVerdict] | None = None
 
     @classmethod
-    def build(cls, on_error: str, fallback: Mapping[str, Any] | None) -> FailurePolicy:
+    def build(cls, on_error: object, fallback: Mapping[str, Any] | None) -> FailurePolicy:
         """Validate the grader arguments into a policy."""
-        if on_error not in ("record", "raise"):
-            raise ConfigError(f"on_error {on_error!r} is not 'record' or 'raise'")
+        choice = check_choice("on_error", on_error, ON_ERROR)
         if fallback is None:
-            return cls(on_error="raise" if on_error == "raise" else "record")
+            return cls(on_error=choice)
         if set(fallback) != {"positive", "negative"}:
             raise ConfigError(
                 f"default_fallback_verdicts needs exactly the keys 'positive' and 'negative'; "
                 f"got {sorted(fallback)!r}"
             )
         parsed = {k: _verdict(v, f"default_fallback_verdicts[{k!r}]") for k, v in fallback.items()}
-        return cls(on_error="raise" if on_error == "raise" else "record", fallback=parsed)
+        return cls(on_error=choice, fallback=parsed)
 
 
 def _sum_cost(outcomes: Sequence[Outcome]) -> float | None:

@@ -1,44 +1,61 @@
-"""Per-criterion grading: one judge call per leaf criterion (and judge), concurrently."""
+"""Per-criterion grading: one judge call per leaf criterion (and judge), concurrently.
+
+Where a criterion's verdict is decided: :meth:`CriterionGrader.answer` asks one
+judge (then calibrates the answer and checks its evidence), :meth:`~CriterionGrader.judged`
+adds the escalation, :meth:`~CriterionGrader.ask_one` the repeats and the reason, and
+``LeafGrader.decide`` (``_leaves``) combines the judges' answers under the failure
+policy. Helpers get only what they need: ``_repeats`` a callable per repeat,
+``_scoped`` the ``TurnGrader`` protocol, ``_shown`` the prefix builder and the judges.
+"""
 
 from __future__ import annotations
 
-import inspect
+import functools
 import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Self, cast
 
 from .._aio import gather_all
 from .._errors import ConfigError, JudgeError
 from .._judges._base import Judge, JudgeRequest
-from .._model._relations import decide_related
-from .._model._reports import CriterionReport, EvaluationReport
-from .._model._rubric import Criterion, Rubric, ScoringType
-from .._model._scoring import assemble_reports, finalize
-from ._aggregate import CURRENT_RUBRIC as _RUBRIC
-from ._aggregate import call_aggregate as _call_aggregate
-from ._base import GradeContext, GradePlan, Grader
-from ._cascade import merge_escalation, should_escalate
-from ._combine import apply_policy, combine
-from ._ensemble import check_aggregation
-from ._evidence import EVIDENCE_POLICIES, check_evidence, needs_evidence
-from ._judging import Member, Outcome, ask, shuffle_order
-from ._prompts import (
-    CONVERSATION_HEADING,
-    SYSTEM_CRITERION,
-    VERDICT_METHODS,
-    Prefix,
-    VerdictMethod,
-    approx_tokens,
-    build_prefix,
-    criterion_decision,
-    criterion_prompt,
-    criterion_schema,
+from .._judges._registry import get_judge
+from .._model._reports import EvaluationReport
+from .._model._rubric import Criterion, ScoringType
+from ._base import GradeContext, GradePlan
+from ._calibrated import (
+    calibrate_outcome,
+    fitted_for,
+    judge_calibration,
+    load_calibration,
+    with_calibration_examples,
 )
+from ._cascade import merge_escalation, should_escalate
+from ._criterion_prompts import criterion_decision, criterion_prompt, criterion_schema
+from ._evidence import check_evidence, needs_evidence
+from ._judging import Member, Outcome, ask, shuffle_order
+from ._leaves import LeafGrader
+from ._options import (
+    EVIDENCE_MODES,
+    EVIDENCE_POLICIES,
+    VERDICT_METHOD_CHOICES,
+    VERDICT_METHODS,
+    BinaryAggregation,
+    EvidenceMode,
+    EvidencePolicy,
+    NominalAggregation,
+    OrdinalAggregation,
+    RepeatVariation,
+    VerdictMethod,
+    VerdictMethodChoice,
+    check_choice,
+)
+from ._prompts import SYSTEM_CRITERION, Prefix, approx_tokens, item_prefix
+from ._question import Leaf, Question
 from ._reasons import explain, needs_reason
-from ._repeats import Repeats, ask_repeated, merged_stability, vary_order
+from ._repeats import Repeats, ask_repeated, vary_order
 from ._scoped import is_scoped, scope_calls, scoped_leaf
-from ._shown import refused, shared_prefix, with_conversation_record
+from ._shown import shared_prefix, unasked, with_conversation_record
 
 if TYPE_CHECKING:
     from .._calibration import Calibration
@@ -46,16 +63,15 @@ if TYPE_CHECKING:
 
 __all__ = ["CriterionGrader", "PerCriterionGrader"]
 
-Leaf = tuple[CriterionReport, int, int]  # report, judge calls, cached calls
 
-
-class CriterionGrader(Grader):
+class CriterionGrader(LeafGrader):
     """Grades each leaf criterion in its own judge call, all concurrently.
 
     Negative criteria are asked so that MET means the error is present.
     Multi-choice criteria show numbered options and ask for the number.
 
-    Args (beyond :class:`Grader`'s):
+    Args (beyond :class:`Grader`'s; the aggregations and ``functions`` are
+    :class:`LeafGrader`'s):
         aggregation: binary ensemble aggregation (``majority``, ``weighted``,
             ``unanimous``, ``any``).
         ordinal_aggregation / nominal_aggregation: for multi-choice criteria; a
@@ -103,28 +119,35 @@ class CriterionGrader(Grader):
         self,
         judge: Any = None,
         *,
-        aggregation: str = "majority",
-        ordinal_aggregation: str = "mean",
-        nominal_aggregation: str = "mode",
+        aggregation: BinaryAggregation = "majority",
+        ordinal_aggregation: OrdinalAggregation = "mean",
+        nominal_aggregation: NominalAggregation = "mode",
         shuffle_options: bool = False,
         add_na_option: bool = False,
         seed: int = 0,
         functions: FunctionRegistry | Mapping[str, Callable[..., Any]] | None = None,
         max_examples: int | None = None,
-        verdict_method: str = "auto",
+        verdict_method: VerdictMethodChoice = "auto",
         calibration: Calibration | str | os.PathLike[str] | None = "default",
-        evidence: str = "penalties",
-        evidence_policy: str = "downgrade",
+        evidence: EvidenceMode = "penalties",
+        evidence_policy: EvidencePolicy = "downgrade",
         escalate_to: Any = None,
         below_confidence: float = 0.7,
         offer_cannot_assess: bool = False,
         reasons: bool = True,
         repeats: int = 1,
         repeat_temperature: float = 0.7,
-        repeat_variation: str = "auto",
+        repeat_variation: RepeatVariation = "auto",
         **options: Any,
     ) -> None:
-        super().__init__(judge, **options)
+        super().__init__(
+            judge,
+            aggregation=aggregation,
+            ordinal_aggregation=ordinal_aggregation,
+            nominal_aggregation=nominal_aggregation,
+            functions=functions,
+            **options,
+        )
         self.repeats = Repeats.build(repeats, repeat_temperature, repeat_variation)
         self.reasons = reasons
         self.features = False
@@ -136,63 +159,25 @@ class CriterionGrader(Grader):
         self.escalate_to = escalate_to
         self.below_confidence = below_confidence
         self._strong: Member | None = None
-        if evidence not in ("penalties", "all", "off"):
-            raise ConfigError(f"evidence {evidence!r} is not one of: penalties, all, off")
-        if evidence_policy not in EVIDENCE_POLICIES:
-            raise ConfigError(
-                f"evidence_policy {evidence_policy!r} is not one of: "
-                + ", ".join(EVIDENCE_POLICIES)
-            )
-        self.evidence = evidence
-        self.evidence_policy = evidence_policy
+        self.evidence = check_choice("evidence", evidence, EVIDENCE_MODES)
+        self.evidence_policy = check_choice("evidence_policy", evidence_policy, EVIDENCE_POLICIES)
         self._use_default_calibration = calibration == "default"
-        if calibration == "default":
-            calibration = None
-        if calibration is not None:
-            from .._calibration import Calibration  # numpy: loaded only when calibrating
-
-            if not isinstance(calibration, Calibration):
-                calibration = Calibration.load(calibration)
-        self.calibration = calibration
-        self._defaults: dict[str, Any] = {}
-        if verdict_method != "auto" and verdict_method not in VERDICT_METHODS:
-            raise ConfigError(
-                f"verdict_method {verdict_method!r} is not one of: auto, "
-                + ", ".join(VERDICT_METHODS)
-            )
-        self.verdict_method = verdict_method
+        self.calibration = None if calibration == "default" else load_calibration(calibration)
+        self._defaults: dict[str, Calibration | None] = {}
+        self.verdict_method = check_choice("verdict_method", verdict_method, VERDICT_METHOD_CHOICES)
         if max_examples is not None and max_examples < 0:
             raise ConfigError(f"max_examples {max_examples!r} must be 0 or more (None: all)")
         self.max_examples = max_examples
-        self.aggregation = aggregation
-        self.ordinal_aggregation = ordinal_aggregation
-        self.nominal_aggregation = nominal_aggregation
         self.shuffle_options = shuffle_options
         self.add_na_option = add_na_option
         self.seed = seed
-        self.functions = functions
 
-    # -- helpers shared with the one-shot grader -------------------------------------
+    # -- what is asked -----------------------------------------------------------
     def effective(self, criterion: Criterion) -> Criterion:
         """Return the criterion as asked (with an N/A option when ``add_na_option``)."""
         if self.add_na_option and criterion.is_multi_choice:
             return criterion.with_guaranteed_na_option()
         return criterion
-
-    def method_for(self, criterion: Criterion, index: int) -> str:
-        """Return the ensemble aggregation for ``criterion`` (validated)."""
-        if criterion.aggregation is not None:
-            method: str = criterion.aggregation
-        elif criterion.is_scored_on_scale:
-            method = "weighted_mean"
-        elif not criterion.is_multi_choice:
-            method = self.aggregation
-        elif criterion.scale_type == "nominal":
-            method = self.nominal_aggregation
-        else:
-            method = self.ordinal_aggregation
-        where = f"criteria[{criterion.key!r}]" if criterion.key else f"leaf criterion #{index}"
-        return check_aggregation(criterion, method, where=where)
 
     def criterion_system_prompt(self) -> str:
         """Return the system prompt of a call about one criterion."""
@@ -208,16 +193,7 @@ class CriterionGrader(Grader):
             JudgeError: category ``over_budget`` (under ``over_budget="error"``).
         """
         conversation = ctx.submission.conversation is not None
-        return build_prefix(
-            ctx.submission,
-            query=ctx.query,
-            reference=ctx.reference,
-            reference_media=ctx.reference_media,
-            guidelines=ctx.rubric.guidelines,
-            examples=ctx.example_subs,
-            text=self.render(ctx, keep).text if conversation else None,
-            heading=CONVERSATION_HEADING if conversation else "The submission:",
-        )
+        return item_prefix(ctx, self.render(ctx, keep).text if conversation else None)
 
     def order(
         self, ctx: GradeContext, criterion: Criterion, index: int, member_id: str
@@ -232,7 +208,7 @@ class CriterionGrader(Grader):
     def method_of(self, member: Member | None) -> VerdictMethod:
         """The reply layout asked of ``member``'s judge (resolving ``auto``)."""
         if self.verdict_method != "auto":
-            return cast(VerdictMethod, self.verdict_method)
+            return self.verdict_method
         preferred = getattr(member.judge, "preferred_verdict_method", None) if member else None
         return cast(VerdictMethod, preferred if preferred in VERDICT_METHODS else "reason-first")
 
@@ -255,7 +231,7 @@ class CriterionGrader(Grader):
         """
         labels = ctx.example_labels[index] if ctx.example_labels else []
         suffix = criterion_prompt(
-            self._with_calibration_examples(criterion),
+            with_calibration_examples(self.calibration, criterion),
             order=order,
             example_labels=labels,
             max_examples=self.max_examples,
@@ -275,72 +251,48 @@ class CriterionGrader(Grader):
             tags={"criterion": index, "key": criterion.key, "item": ctx.item_id},
         )
 
-    async def ask_one(
-        self,
-        ctx: GradeContext,
-        prefix: Prefix,
-        index: int,
-        criterion: Criterion,
-        member: Member,
-        scope_note: str = "",
-    ) -> Outcome:
-        """Ask one judge about one leaf criterion (``repeats`` times when repeated).
+    # -- asking the judges -------------------------------------------------------
+    async def ask_one(self, question: Question, member: Member) -> Outcome:
+        """Ask one judge ``question`` (``repeats`` times when repeated).
 
         A verdict that costs points gets its reason afterwards, once, from the judge
         whose answer counted (with repeats: of the majority answer, not of each repeat).
         """
         if self.repeats.n > 1:
+            variation = self.repeats.variation_for(member, calibrated=self.recalibrates(member))
+            judged = functools.partial(self.judged, question, member)
             out, member = await ask_repeated(
-                self, ctx, prefix, index, criterion, member, scope_note
+                question.criterion, member, self.repeats, variation, judged
             )
         else:
-            out, member = await self.judged(ctx, prefix, index, criterion, member, scope_note)
-        if self.reasons and needs_reason(criterion, out):  # asked of the judge that counted
+            out, member = await self.judged(question, member)
+        if self.reasons and needs_reason(question.criterion, out):  # of the judge that counted
             system = self.criterion_system_prompt()
-            await explain(out, ctx, prefix, criterion, member, system, self.limiter())
+            await explain(out, question, member, system, self.limiter())
         return out
 
     async def judged(
-        self,
-        ctx: GradeContext,
-        prefix: Prefix,
-        index: int,
-        criterion: Criterion,
-        member: Member,
-        scope_note: str = "",
-        repeat: int = 0,
+        self, question: Question, member: Member, repeat: int = 0
     ) -> tuple[Outcome, Member]:
-        """One answer about one criterion, escalated when unsure; with the judge that counted.
+        """One answer to ``question``, escalated when unsure; with the judge that counted.
 
         ``repeat``: which of the repeats this is.
         """
-        out = await self.answer(ctx, prefix, index, criterion, member, scope_note, repeat)
+        out = await self.answer(question, member, repeat)
         if self.escalate_to is not None and should_escalate(out, self.below_confidence):
             strong = self.strong_member()
-            second = await self.answer(ctx, prefix, index, criterion, strong, scope_note, repeat)
-            out = merge_escalation(criterion, out, second, self.below_confidence)
+            second = await self.answer(question, strong, repeat)
+            out = merge_escalation(question.criterion, out, second, self.below_confidence)
             if out is second:
                 member = strong
         return out, member
 
-    def recalibrates(self, member: Member) -> bool:
-        """Whether a calibration re-decides ``member``'s answers from its probabilities."""
-        return self.calibration_for(member) is not None
-
-    async def answer(
-        self,
-        ctx: GradeContext,
-        prefix: Prefix,
-        index: int,
-        criterion: Criterion,
-        member: Member,
-        scope_note: str = "",
-        repeat: int = 0,
-    ) -> Outcome:
-        """One judge's answer about one criterion, calibrated and evidence-checked.
+    async def answer(self, question: Question, member: Member, repeat: int = 0) -> Outcome:
+        """One judge's answer to ``question``, calibrated and evidence-checked.
 
         Repeat ``k`` > 0 varies the question as ``_repeats`` describes.
         """
+        ctx, index, criterion = question.ctx, question.index, question.criterion
         order = self.order(ctx, criterion, index, member.id)
         cal = self.calibration_for(member)
         answer_order: list[int] | None = None
@@ -348,25 +300,43 @@ class CriterionGrader(Grader):
         if self.repeats.n > 1:
             variation = self.repeats.variation_for(member, calibrated=cal is not None)
             if variation == "order" and repeat > 0:
-                order, answer_order = vary_order(self, ctx, index, criterion, member.id, repeat)
+                order, answer_order = vary_order(
+                    criterion,
+                    index,
+                    item_key=ctx.item_key,
+                    member_id=member.id,
+                    repeat=repeat,
+                    seed=self.seed,
+                    offer_cannot_assess=self.offer_cannot_assess,
+                )
         method = self.method_of(member)
-        req = self.request(ctx, prefix, index, criterion, order, method, scope_note, answer_order)
+        req = self.request(
+            ctx, question.prefix, index, criterion, order, method, question.scope_note, answer_order
+        )
         if variation == "temperature":
             req = self.repeats.sampled(req, self.seed + repeat)
         if (self.features or (cal is not None and cal.needs_features())) and req.decision:
             req = replace(req, features=True)
         out = await ask(member, criterion, req, order=order, limiter=self.limiter())
         if cal is not None:
-            from ._calibrated import calibrate_outcome
-
             calibrate_outcome(cal, criterion, out)
         if needs_evidence(criterion, out.verdict, self.evidence):
             system = self.criterion_system_prompt()
             await check_evidence(
-                out, ctx, prefix, criterion, member, system, self.limiter(), self.evidence_policy
+                out, question, member, system, self.limiter(), self.evidence_policy
             )
         return out
 
+    async def ask_all(self, question: Question) -> Leaf:
+        """Ask every judge ``question`` and decide the criterion from their answers."""
+        outcomes = await gather_all([self.ask_one(question, m) for m in self.members()])
+        return self.decide(question.criterion, question.index, outcomes)
+
+    def refuse(self, criterion: Criterion, index: int, error: JudgeError) -> Leaf:
+        """The result of a judged criterion whose judges could not be asked (``error``)."""
+        return self.decide(criterion, index, unasked(self.members(), error))
+
+    # -- the escalation judge and the calibration --------------------------------
     def with_judges(self, wrap: Callable[[Judge], Judge]) -> Self:
         """A copy whose judges, the ``escalate_to`` judge included, are ``wrap(judge)``.
 
@@ -381,17 +351,27 @@ class CriterionGrader(Grader):
     def strong_member(self) -> Member:
         """The judge of ``escalate_to``, built on first use."""
         if self._strong is None:
-            from .._judges._registry import get_judge
-
             judge = get_judge(self.escalate_to, **self._judge_options)
             name = str(getattr(judge, "name", None) or "escalation")
             self._strong = Member(id=name, weight=1.0, judge=judge)
         return self._strong
 
+    def recalibrates(self, member: Member) -> bool:
+        """Whether a calibration re-decides ``member``'s answers from its probabilities."""
+        return self.calibration_for(member) is not None
+
     def calibration_for(self, member: Member) -> Calibration | None:
-        """The calibration applied to ``member``'s answers: the one given, else its own."""
+        """The calibration applied to ``member``'s answers: the one given, else its own.
+
+        Raises:
+            ConfigError: the calibration given fits none of this grader's judges, or
+                another reply layout (see ``_calibrated.fitted_for``).
+        """
         if self.calibration is not None:
-            return self.calibration if self._calibrates(member) else None
+            name = getattr(member.judge, "name", member.id)
+            method = self.method_of(member)
+            fits = fitted_for(self.calibration, name, method, self._judge_names)
+            return self.calibration if fits else None
         if self._use_default_calibration:
             return self.default_calibration(member)
         return None
@@ -400,112 +380,17 @@ class CriterionGrader(Grader):
         """The calibration ``member``'s judge ships for the layout asked, if any."""
         if member.id not in self._defaults:
             path = getattr(member.judge, "default_calibration", None)
-            found = None
-            if path is not None:
-                from .._calibration import Calibration
-
-                cal = Calibration.load(path)
-                if cal.verdict_method == self.method_of(member):
-                    found = cal
+            found = None if path is None else judge_calibration(path, self.method_of(member))
             self._defaults[member.id] = found
-        got: Calibration | None = self._defaults[member.id]
-        return got
+        return self._defaults[member.id]
 
-    def _with_calibration_examples(self, criterion: Criterion) -> Criterion:
-        """``criterion`` with the examples the calibration chose for it, when it has none."""
-        if self.calibration is None or criterion.examples:
-            return criterion
-        chosen = self.calibration.examples_for(criterion)
-        return criterion.model_copy(update={"examples": chosen}) if chosen else criterion
+    def _judge_names(self) -> list[str]:
+        judges = [m.judge for m in self.members()]
+        if self.escalate_to is not None:
+            judges.append(self.strong_member().judge)
+        return sorted({str(getattr(j, "name", "")) for j in judges})
 
-    def _calibrates(self, member: Member) -> bool:
-        """Whether this grader's calibration was fitted for ``member``'s judge.
-
-        Raises:
-            ConfigError: no judge of this grader is the calibration's judge, or the
-                reply layout differs from the one it was fitted with.
-        """
-        cal = self.calibration
-        assert cal is not None
-        if getattr(member.judge, "name", member.id) != cal.judge:
-            judges = [m.judge for m in self.members()]
-            if self.escalate_to is not None:
-                judges.append(self.strong_member().judge)
-            names = sorted({str(getattr(j, "name", "")) for j in judges})
-            if cal.judge not in names:
-                raise ConfigError(
-                    f"the calibration was fitted for the judge {cal.judge!r}, but this grader's "
-                    f"judges are {names}; calibrate this judge (rubricjudge calibrate --judge ...) "
-                    "or use its calibration file"
-                )
-            return False
-        method = self.method_of(member)
-        if method != cal.verdict_method:
-            raise ConfigError(
-                f"the calibration was fitted with --verdict-method {cal.verdict_method}, but "
-                f"this grader asks with {method}; use the same method or calibrate again"
-            )
-        return True
-
-    def decide(self, criterion: Criterion, index: int, outcomes: Sequence[Outcome]) -> Leaf:
-        """Combine one criterion's outcomes under the failure policy."""
-        report = combine(
-            criterion,
-            outcomes,
-            method=self.method_for(criterion, index),
-            ensemble=self.ensemble,
-            policy=self.failure,
-        )
-        stability = merged_stability(outcomes)  # repeated judgments: the answers and flips
-        if stability is not None:
-            report = report.model_copy(update={"stability": stability})
-        return report, sum(o.calls for o in outcomes), sum(1 for o in outcomes if o.cached)
-
-    async def run_method(self, ctx: GradeContext, criterion: Criterion) -> CriterionReport:
-        """Score a criterion whose method is not ``llm`` (code, schema, decode ...).
-
-        A failure it records goes through the same failure policy as a judge's.
-        """
-        from .._methods import run_method
-
-        judge = self.members()[0].judge
-        if criterion.method is ScoringType.LLM_DECODE and ctx.submission.media:
-            # the decode prompt is text: it would be asked about placeholders, not images
-            error = JudgeError(
-                "llm_decode sends the judge text only and this submission holds images or "
-                "documents; score the criterion with the judge (scoring method 'llm')",
-                category="bad_request",
-            )
-            out = Outcome(judge_id=criterion.method.value, error=error, cost=0.0)
-            return combine(criterion, [out], method="majority", ensemble=False, policy=self.failure)
-        # trajectory and media checks read the submission; the other methods the answer
-        whole = criterion.method in (ScoringType.TRAJECTORY, ScoringType.MEDIA)
-        target = ctx.submission if whole else None
-        try:
-            report = await run_method(
-                criterion,
-                ctx.submission.output if target is None else target,
-                judge=judge,
-                functions=self.functions,
-            )
-        except JudgeError as e:
-            out = Outcome(judge_id=criterion.method.value, error=e, cost=0.0)
-            return combine(criterion, [out], method="majority", ensemble=False, policy=self.failure)
-        return apply_policy(report, self.failure)
-
-    def check_methods(self, criteria: Sequence[Criterion]) -> None:
-        """Raise ConfigError now for a non-``llm`` criterion that cannot run (before any call)."""
-        others = [c for c in criteria if c.method is not ScoringType.LLM]
-        if not others:
-            return
-        from .._methods import FunctionRegistry
-        from .._methods._run import check_method
-
-        registry = FunctionRegistry.coerce(self.functions)
-        judge = self.members()[0].judge
-        for c in others:
-            check_method(c, registry, judge)
-
+    # -- grading ----------------------------------------------------------------
     async def leaf(
         self, ctx: GradeContext, prefix: Prefix | JudgeError, index: int, criterion: Criterion
     ) -> Leaf:
@@ -517,76 +402,23 @@ class CriterionGrader(Grader):
         if criterion.method is not ScoringType.LLM:
             return await self.run_method(ctx, criterion), 0, 0
         if isinstance(prefix, JudgeError):
-            return refused(self, criterion, index, prefix)
+            return self.refuse(criterion, index, prefix)
+        question = Question(ctx, prefix, index, criterion)
         if is_scoped(ctx, criterion):
-            return await scoped_leaf(self, ctx, prefix, index, criterion)
-        members = self.members()
-        outcomes = await gather_all(
-            [self.ask_one(ctx, prefix, index, criterion, m) for m in members]
-        )
-        return self.decide(criterion, index, outcomes)
+            return await scoped_leaf(self, question)
+        return await self.ask_all(question)
 
-    async def finish(
-        self, ctx: GradeContext, leaves: Sequence[Leaf], extra_calls: int = 0
-    ) -> EvaluationReport:
-        """Assemble leaf results and hand them to :meth:`aggregate` for the score."""
-        # related criteria are decided together before anything is scored (``_relations``)
-        decided = decide_related(ctx.rubric, [r for r, _, _ in leaves])
-        reports = assemble_reports(ctx.rubric.criteria, decided)
-        token = _RUBRIC.set(ctx.rubric)
-        try:
-            report = _call_aggregate(self.aggregate, reports, ctx.rubric, self.normalize)
-        finally:
-            _RUBRIC.reset(token)
-        if inspect.isawaitable(report):
-            report = await report
-        if not isinstance(report, EvaluationReport):
-            raise ConfigError(
-                f"{type(self).__name__}.aggregate() returned {type(report).__name__}; it must "
-                "return an EvaluationReport"
-            )
-        return report.model_copy(
-            update={
-                "judge_calls": sum(c for _, c, _ in leaves) + extra_calls,
-                "cached_calls": sum(k for _, _, k in leaves),
-                "metadata": {**self._metadata(), **report.metadata},
-            }
-        )
-
-    def aggregate(
-        self,
-        reports: list[CriterionReport],
-        *,
-        rubric: Rubric | None = None,
-        normalize: bool = True,
-    ) -> EvaluationReport | Awaitable[EvaluationReport]:
-        """Turn the criteria's results into the report's score (the seed's ``aggregate()``).
-
-        Override it in a subclass to score differently, sync or ``async def``, as the
-        seed writes it (``aggregate(self, judge_results, *, normalize=True)``) or with a
-        ``rubric`` keyword too: it is passed only to an override that takes it. The
-        default is the shared scoring (``_scoring.finalize``) with this grader's policy,
-        on the rubric being graded (also when an override calls it without ``rubric``).
-        """
-        if rubric is None:
-            rubric = _RUBRIC.get(None) or Rubric([r.criterion for r in reports])
-        policy = self.policy
-        if normalize != policy.normalize:
-            policy = policy.with_normalize(normalize)
-        return finalize(rubric, reports, policy)
-
-    # -- the grader --------------------------------------------------------------
     async def _grade(self, ctx: GradeContext) -> EvaluationReport:
         criteria = [self.effective(c) for c in ctx.rubric.leaves()]
         for i, c in enumerate(criteria):
             self.method_for(c, i)  # usage errors before any call
         self.check_methods(criteria)
-        prefix = shared_prefix(self, ctx)
+        prefix = shared_prefix(self.prefix, ctx)
         leaves = await gather_all([self.leaf(ctx, prefix, i, c) for i, c in enumerate(criteria)])
         return with_conversation_record(self, ctx, await self.finish(ctx, leaves))
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
-        prefix = shared_prefix(self, ctx)
+        prefix = shared_prefix(self.prefix, ctx)
         if isinstance(prefix, JudgeError):  # over the budget: no judge would be asked
             return GradePlan(0, 0)
         calls = tokens = 0

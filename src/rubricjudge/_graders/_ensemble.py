@@ -26,12 +26,14 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._model._rubric import Criterion, CriterionVerdict
+from ._options import (
+    BINARY_AGGREGATIONS,
+    NOMINAL_AGGREGATIONS,
+    ORDINAL_AGGREGATIONS,
+    SCALE_AGGREGATIONS,
+)
 
 __all__ = [
-    "BINARY_AGGREGATIONS",
-    "NOMINAL_AGGREGATIONS",
-    "ORDINAL_AGGREGATIONS",
-    "SCALE_AGGREGATIONS",
     "Decision",
     "JudgeSpec",
     "check_aggregation",
@@ -40,19 +42,6 @@ __all__ = [
     "decide_scale",
 ]
 
-BINARY_AGGREGATIONS = ("majority", "weighted", "unanimous", "any")
-SCALE_AGGREGATIONS = ("weighted_mean", "mean", "median")
-ORDINAL_AGGREGATIONS = (
-    "mean",
-    "median",
-    "weighted_mean",
-    "mode",
-    "weighted_mode",
-    "min",
-    "max",
-    "unanimous",
-)
-NOMINAL_AGGREGATIONS = ("mode", "weighted_mode", "unanimous")
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 

@@ -5,13 +5,9 @@ when it says any criterion is met), the grader asks the same judge, in a second
 short call that reuses the prompt's shared prefix, to copy the words of the
 submission that show it. The quote is then looked up in the submission:
 
-* both are normalised the same way: NFKD (full-width ``ＩＤＩＯＴ`` is ``IDIOT``),
-  combining marks and format characters (zero-width spaces, Unicode categories Mn
-  and Cf) removed, letters of other scripts that look Latin folded to it (Cyrillic
-  ``а``, Greek ``Ι``: "іdіоt" is "idiot"), case folded, ``n't`` read as `` not``,
-  then cut into words (runs of letters and digits; punctuation and spacing do not
-  count). A word spelt a little differently (``colour``/``color``, ``ocean``/
-  ``oceans``; 4 letters or more, same first letter, 80% alike) counts as the same;
+* both are normalised the same way and cut into words (see ``_words``). A word
+  spelt a little differently (``colour``/``color``, ``ocean``/``oceans``; 4 letters
+  or more, same first letter, 80% alike) counts as the same;
 * a quote cut with "..." is checked part by part, and every part must be found;
 * a part is found by either of two measures. **In a row**: its words occur in the
   submission in a row, up to word edits: 1.0 verbatim, else one minus the share of
@@ -56,28 +52,31 @@ import math
 import re
 import unicodedata
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from .._judges._base import JudgeRequest
 from .._model._reports import EvidenceCheck, TokenUsage
 from .._model._rubric import Criterion, CriterionVerdict
 from ._judging import Member, Outcome, call
-
-if TYPE_CHECKING:
-    from ._base import GradeContext
-    from ._prompts import Prefix
+from ._options import EvidenceMode, EvidencePolicy
+from ._question import Question
+from ._words import (
+    NEGATIONS,
+    NOT_NEGATIONS,
+    PAD,
+    SENTENCE,
+    STOPWORDS,
+    encode,
+    words,
+    words_and_breaks,
+)
 
 __all__ = [
     "COVERAGE_THRESHOLD",
-    "EVIDENCE_POLICIES",
     "check_evidence",
     "EVIDENCE_THRESHOLD",
     "MIN_CREDIT_QUOTE_WORDS",
-    "NEGATIONS",
     "NEGATION_REACH",
-    "STOPWORDS",
-    "EvidenceMode",
-    "EvidencePolicy",
     "check_quote",
     "needs_evidence",
     "quote_prompt",
@@ -87,108 +86,16 @@ __all__ = [
 EVIDENCE_THRESHOLD = 0.85
 COVERAGE_THRESHOLD = 0.8
 MIN_CREDIT_QUOTE_WORDS = 3
-EvidenceMode = Literal["penalties", "all", "off"]
-EvidencePolicy = Literal["downgrade", "cannot_assess", "record"]
-EVIDENCE_POLICIES: tuple[EvidencePolicy, ...] = ("downgrade", "cannot_assess", "record")
 QUOTE_MAX_CHARS = 300
 
-_WORD = re.compile(r"\w+")
-_BASE = 0x20000  # words become characters from here on (no surrogates above it)
-_PAD = chr(_BASE - 1)  # a word no text has
-_SENTENCE = re.compile(r"[.!?;\n\r\u2026]")
-_CLAUSE = re.compile(r"[:,()\[\]\u2013\u2014]")
-CLAUSE, SENTENCE = 1, 2
-_NOT = re.compile(r"n['\u2019]t\b")
 _ELLIPSIS = re.compile(r"\.\.+")
-
-# Letters of other scripts drawn like Latin ones ("іdіоt" with Cyrillic і and о), folded
-# to the Latin letter before comparing, in quote and submission alike. Upper and lower
-# case apart: Greek Η looks like H, η like n.
-_LOOKALIKES = str.maketrans(
-    # Cyrillic
-    "АВЕКМНОРСТХУЅІЈӀԁԛԝаеорсухѕіјһӏ"
-    # Greek
-    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορυχ"
-    # Armenian, Latin alpha and dotless i
-    "օսհոզɑıɡ",
-    "ABEKMHOPCTXYSIJIdqwaeopcyxsijhlABEZHIKMNOPTYXaikvopuxouhnqaig",
-)
-
-NEGATIONS = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "nor",
-        "neither",
-        "none",
-        "nothing",
-        "nobody",
-        "nowhere",
-        "without",
-        "cannot",
-    }
-)
-"""Words that turn what follows around ("n't" is read as "not")."""
-_NOT_NEGATIONS = frozenset({("no", "doubt"), ("not", "only"), ("not", "just"), ("no", "wonder")})
 NEGATION_REACH = 3
 """How many words before the quoted ones, in the same clause, a negation turns around."""
 
-STOPWORDS = frozenset(
-    """a an the and or but if then so than that this these those there here of to in on at
-    by for from with as into onto about over under up down out off is are was were be been
-    being am do does did doing has have had having it its they them their he him his
-    she her we us our you your i me my which who whom whose what when where why how because
-    since while also too very just can could will would shall should may might must all any
-    each some such both either more most other same own only s t""".split()
-)
-"""Words that carry no content: a loose quote must match the others."""
 
-
-def normalise(text: str) -> str:
-    """``text`` compared as words: compatibility forms, marks and look-alikes folded.
-
-    NFKD (full-width ``ＩＤＩＯＴ`` is ``IDIOT``), without combining marks (``ì`` is
-    ``i``) or format characters (zero-width spaces...), letters of other scripts that
-    look Latin folded to it (Cyrillic ``а`` is ``a``), case-folded, ``n't`` read as
-    `` not``, then NFKC.
-    """
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if unicodedata.category(c) not in ("Mn", "Cf"))
-    text = text.translate(_LOOKALIKES).casefold()
-    text = _NOT.sub(" not", text)
-    return unicodedata.normalize("NFKC", text)
-
-
-def words(text: str) -> list[str]:
-    """The words of ``text`` once normalised."""
-    return _WORD.findall(normalise(text))
-
-
-def _words_and_breaks(text: str) -> tuple[list[str], list[int]]:
-    """The words of ``text`` and, per word, what ends before it.
-
-    ``SENTENCE`` (2) at the start of the text and after . ! ? ; or a line break,
-    ``CLAUSE`` (1) after a comma, colon, bracket or dash, else 0. The list has one
-    more entry than the words: the end of the text (a sentence end).
-    """
-    norm = normalise(text)
-    found = list(_WORD.finditer(norm))
-    breaks = [SENTENCE]
-    for before, after in zip(found, found[1:], strict=False):
-        gap = norm[before.end() : after.start()]
-        breaks.append(SENTENCE if _SENTENCE.search(gap) else CLAUSE if _CLAUSE.search(gap) else 0)
-    breaks[len(found) :] = [SENTENCE] * (len(found) + 1 - len(breaks))
-    return [m.group() for m in found], breaks
-
-
-def _encode(tokens: list[str], vocab: dict[str, str]) -> str:
-    """One character per word, the same character for the same word."""
-    room = 0x10FFFF - _BASE
-    return "".join(vocab.setdefault(w, chr(_BASE + len(vocab) % room)) for w in tokens)
-
-
-def needs_evidence(criterion: Criterion, verdict: CriterionVerdict | None, mode: str) -> bool:
+def needs_evidence(
+    criterion: Criterion, verdict: CriterionVerdict | None, mode: EvidenceMode
+) -> bool:
     """Whether a ``verdict`` on ``criterion`` must be backed by a quote under ``mode``."""
     if mode == "off" or verdict is not CriterionVerdict.MET or criterion.is_multi_choice:
         return False
@@ -270,7 +177,7 @@ def _in_a_row(q: str, s: str) -> Match:
         return Match(float(fuzz.ratio(q, s)) / 100.0, 0, len(s))
     # partial_ratio also tries runs cut short by either end of the text, where a quote
     # word past the end would cost half a changed one; words that match nothing pad it
-    pad = _PAD * len(q)
+    pad = PAD * len(q)
     got = fuzz.partial_ratio_alignment(q, pad + s + pad)
     if got is None:
         return Match(0.0, 0, 0)
@@ -329,9 +236,9 @@ def _match(quote: list[str], sub: list[str], breaks: list[int]) -> Match:
     if not quote or not sub:
         return Match(0.0, 0, 0)
     vocab: dict[str, str] = {}
-    s = _encode(sub, vocab)
+    s = encode(sub, vocab)
     respelt = _respelt(quote, vocab)
-    order = _in_a_row(_encode(respelt, vocab), s)
+    order = _in_a_row(encode(respelt, vocab), s)
     if order.similarity >= 1.0:
         return order
     loose = _coverage(respelt, sub, breaks)
@@ -340,7 +247,7 @@ def _match(quote: list[str], sub: list[str], breaks: list[int]) -> Match:
 
 def similarity(quote: str, submission: str) -> float:
     """How well the words of ``quote`` match the words of ``submission`` (1.0: in full)."""
-    sw, breaks = _words_and_breaks(submission)
+    sw, breaks = words_and_breaks(submission)
     return _match(words(quote), sw, breaks).similarity
 
 
@@ -363,7 +270,7 @@ def _first_negation(text: list[str], start: int, end: int) -> str | None:
     for j in range(start, end):
         nxt = text[j + 1] if j + 1 < len(text) else ""
         after_or = j > 0 and text[j - 1] == "or"  # "whether or not", "sorted or not"
-        if text[j] in NEGATIONS and (text[j], nxt) not in _NOT_NEGATIONS and not after_or:
+        if text[j] in NEGATIONS and (text[j], nxt) not in NOT_NEGATIONS and not after_or:
             return text[j]
     return None
 
@@ -412,7 +319,7 @@ def check_quote(
     quote: str | None,
     submission: str,
     *,
-    policy: str,
+    policy: EvidencePolicy,
     verdict: CriterionVerdict,
     threshold: float = EVIDENCE_THRESHOLD,
     credit: bool = False,
@@ -426,7 +333,7 @@ def check_quote(
     fewer. ``EvidenceCheck.why`` says which when it is not found.
     """
     text = quote or ""
-    sw, breaks = _words_and_breaks(submission)
+    sw, breaks = words_and_breaks(submission)
     at, why = _why_not(_parts(text), sw, breaks, threshold, credit)
     found = why is None
     after = verdict
@@ -449,20 +356,19 @@ def check_quote(
 
 async def check_evidence(
     out: Outcome,
-    ctx: GradeContext,
-    prefix: Prefix,
-    criterion: Criterion,
+    question: Question,
     member: Member,
     system: str,
     limiter: AbstractAsyncContextManager[Any] | None,
-    policy: str,
+    policy: EvidencePolicy,
 ) -> None:
-    """Ask ``member`` to quote the submission for ``out``'s MET and check the quote.
+    """Ask ``member`` to quote the submission for ``out``'s MET on ``question``; check it.
 
     The call's usage and cost are added to ``out``. A failed quote call keeps the
     verdict and records the check as ``unchecked``: a judge failure never decides a
     verdict.
     """
+    ctx, prefix, criterion = question.ctx, question.prefix, question.criterion
     if prefix.media:  # what an image shows has no words to quote: the verdict stands
         assert out.verdict is not None
         out.evidence = EvidenceCheck(

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._model._rubric import Rubric
+from ._holistic_prompts import rubric_points
 from ._inputs import Submission
-from ._prompts import block_code, rubric_points
+from ._prompts import block_code
 
 __all__ = ["SYSTEM_LISTWISE", "listwise_prompt", "listwise_schema"]
 

@@ -20,15 +20,9 @@ from .._judges._base import JudgeRequest
 from .._model._reports import EvaluationReport, TokenUsage
 from .._model._scoring import on_scale
 from ._base import GradeContext, GradePlan, Grader
+from ._holistic_prompts import holistic_prompt, holistic_schema
 from ._judging import Member, Outcome, call
-from ._prompts import (
-    CONVERSATION_HEADING,
-    SYSTEM_HOLISTIC,
-    approx_tokens,
-    build_prefix,
-    holistic_prompt,
-    holistic_schema,
-)
+from ._prompts import SYSTEM_HOLISTIC, approx_tokens, item_prefix
 from ._shown import conversation_record, with_conversation_record
 
 __all__ = ["RubricAsJudgeGrader"]
@@ -61,16 +55,8 @@ class RubricAsJudgeGrader(Grader):
     def _request(self, ctx: GradeContext) -> JudgeRequest:
         """The one request; raises JudgeError ``over_budget`` for a conversation past it."""
         conversation = ctx.submission.conversation is not None
-        prefix = build_prefix(
-            ctx.submission,
-            query=ctx.query,
-            reference=ctx.reference,
-            reference_media=ctx.reference_media,
-            guidelines=ctx.rubric.guidelines,
-            examples=(),
-            text=self.render(ctx).text if conversation else None,
-            heading=CONVERSATION_HEADING if conversation else "The submission:",
-        )
+        rendered = self.render(ctx).text if conversation else None
+        prefix = item_prefix(ctx, rendered, examples=False)
         return JudgeRequest(
             system=self.system_prompt,
             user=prefix.text + holistic_prompt(ctx.rubric),

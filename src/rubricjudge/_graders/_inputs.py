@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 from .._conversations._submission import Submission, to_submission
 from .._errors import ConfigError
 from .._model._rubric import Criterion, CriterionVerdict, Rubric
-from .._model._scoring import leaf_reports
+from .._model._scoring import leaf_reports, reports_from_verdicts
 
 __all__ = [
     "FewShotExample",
@@ -138,8 +138,6 @@ def example_labels(
     Raises:
         ConfigError / VerdictError: an example is malformed or its verdicts do not fit.
     """
-    from .._model._scoring import reports_from_verdicts
-
     leaves = rubric.leaves()
     subs: list[Submission] = []
     labels: list[list[str | None]] = [[] for _ in leaves]

@@ -401,7 +401,7 @@ def _describe(
             attrs["rubricjudge.probability"] = confidence
     s.set_attributes(attrs)
     if out.error is not None:
-        from opentelemetry.trace import Status, StatusCode
+        from opentelemetry.trace import Status, StatusCode  # loaded only when tracing is on
 
         attrs_error = {"error.type": out.error.category, "rubricjudge.error": str(out.error)}
         s.set_attributes(attrs_error)

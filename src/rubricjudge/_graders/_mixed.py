@@ -8,11 +8,14 @@ score, ``passed`` and scaled score come from ``_scoring.finalize``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .._aio import run_sync
 from .._errors import ConfigError
+from .._methods._feedback import generate_deterministic_summary, generate_feedback_summary
 from .._methods._functions import FunctionRegistry
 from .._methods._levels import ERROR_LEVEL, level_id
 from .._methods._run import Functions, _judge, check_method, coerce_policy, run_method
@@ -92,8 +95,6 @@ async def evaluate_rubric(
     Raises:
         ConfigError: a criterion's method cannot run (checked before anything runs).
     """
-    import asyncio
-
     registry = FunctionRegistry.coerce(functions)
     policy = coerce_policy(policy)
     the_judge = _judge(judge)
@@ -144,8 +145,6 @@ async def evaluate_rubric(
     )
     if feedback == "none":
         return report
-    from .._methods._feedback import generate_deterministic_summary, generate_feedback_summary
-
     if feedback == "llm":
         summary = await generate_feedback_summary(rubric, report, judge=the_judge)
     else:
@@ -166,8 +165,6 @@ def evaluate_rubric_sync(
     policy: ScoringPolicy | str = DEFAULT_POLICY,
 ) -> EvaluationReport:
     """Blocking :func:`evaluate_rubric` (works inside a running event loop too)."""
-    from .._aio import run_sync
-
     return run_sync(
         evaluate_rubric(
             rubric, target, judge=judge, functions=functions, feedback=feedback, policy=policy

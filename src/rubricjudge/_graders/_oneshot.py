@@ -18,16 +18,11 @@ from .._judges._base import JudgeRequest
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, ScoringType
 from ._base import GradeContext, GradePlan
-from ._criterion import CriterionGrader, Leaf
+from ._criterion import CriterionGrader
 from ._judging import Member, Outcome, call, read_into
-from ._prompts import (
-    SYSTEM_CRITERION,
-    SYSTEM_ONESHOT,
-    Prefix,
-    approx_tokens,
-    oneshot_prompt,
-    oneshot_schema,
-)
+from ._oneshot_prompts import oneshot_prompt, oneshot_schema
+from ._prompts import SYSTEM_CRITERION, SYSTEM_ONESHOT, Prefix, approx_tokens
+from ._question import Leaf, Question
 from ._scoped import is_scoped
 from ._shown import shared_prefix, with_conversation_record
 
@@ -120,7 +115,8 @@ class PerCriterionOneShotGrader(CriterionGrader):
                     continue
                 o.reasoning, o.info = probe.reasoning, probe.info
                 got[n - 1] = o
-            redone = await gather_all([self.ask_one(ctx, prefix, i, c, member) for i, c in redo])
+            asks = [self.ask_one(Question(ctx, prefix, i, c), member) for i, c in redo]
+            redone = await gather_all(asks)
             got.update({i: o for (i, _), o in zip(redo, redone, strict=True)})
         first = got[numbered[0][0] - 1]
         first.calls += 1
@@ -134,7 +130,7 @@ class PerCriterionOneShotGrader(CriterionGrader):
         for i, c in enumerate(leaves_in):
             self.method_for(c, i)
         self.check_methods(leaves_in)
-        prefix = shared_prefix(self, ctx)
+        prefix = shared_prefix(self.prefix, ctx)
         members = self.members()
         per_member: list[dict[int, Outcome]] = []
         if not isinstance(prefix, JudgeError):
@@ -152,7 +148,7 @@ class PerCriterionOneShotGrader(CriterionGrader):
 
     def _plan(self, ctx: GradeContext) -> GradePlan:
         numbered = self._numbered(ctx, "")
-        prefix = shared_prefix(self, ctx)
+        prefix = shared_prefix(self.prefix, ctx)
         if not numbered or isinstance(prefix, JudgeError):
             return GradePlan(0, 0)
         req = self._request(ctx, prefix, numbered)

@@ -23,6 +23,14 @@ from .._model._stability import Variation
 from ._base import GradeContext, GradePlan, Grader, _as_rubric
 from ._inputs import Submission, to_submission
 from ._judging import Member, Outcome, call
+from ._options import (
+    VERDICT_METHOD_CHOICES,
+    VERDICT_METHODS,
+    RepeatVariation,
+    VerdictMethod,
+    VerdictMethodChoice,
+    check_choice,
+)
 from ._pairwise_combine import (
     Asked,
     criterion_preference,
@@ -41,7 +49,7 @@ from ._pairwise_prompts import (
     pairwise_holistic_prompt,
     pairwise_schema,
 )
-from ._prompts import VERDICT_METHODS, VerdictMethod, approx_tokens
+from ._prompts import approx_tokens
 from ._repeats import Repeats, permutation
 
 __all__ = ["PAIRWISE_MODES", "PairwiseGrader", "weighted_leaves"]
@@ -98,8 +106,8 @@ class PairwiseGrader(Grader):
         mode: str = "per-criterion",
         repeats: int = 1,
         repeat_temperature: float = 0.7,
-        repeat_variation: str = "auto",
-        verdict_method: str = "auto",
+        repeat_variation: RepeatVariation = "auto",
+        verdict_method: VerdictMethodChoice = "auto",
         seed: int = 0,
         **options: Any,
     ) -> None:
@@ -107,12 +115,7 @@ class PairwiseGrader(Grader):
         if mode not in PAIRWISE_MODES:
             raise ConfigError(f"mode {mode!r} is not one of: {', '.join(PAIRWISE_MODES)}")
         self.mode = mode
-        if verdict_method != "auto" and verdict_method not in VERDICT_METHODS:
-            raise ConfigError(
-                f"verdict_method {verdict_method!r} is not one of: auto, "
-                + ", ".join(VERDICT_METHODS)
-            )
-        self.verdict_method = verdict_method
+        self.verdict_method = check_choice("verdict_method", verdict_method, VERDICT_METHOD_CHOICES)
         self.repeats = Repeats.build(repeats, repeat_temperature, repeat_variation)
         self.seed = seed
 
@@ -120,7 +123,7 @@ class PairwiseGrader(Grader):
     def method_of(self, member: Member) -> VerdictMethod:
         """The reply layout asked of ``member``'s judge (resolving ``auto``)."""
         if self.verdict_method != "auto":
-            return cast(VerdictMethod, self.verdict_method)
+            return self.verdict_method
         preferred = getattr(member.judge, "preferred_verdict_method", None)
         return cast(VerdictMethod, preferred if preferred in VERDICT_METHODS else "reason-first")
 

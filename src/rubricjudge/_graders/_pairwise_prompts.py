@@ -21,8 +21,10 @@ from typing import Any
 
 from .._judges._base import Decision
 from .._model._rubric import Criterion, Rubric
+from ._holistic_prompts import rubric_points
 from ._inputs import Submission
-from ._prompts import VerdictMethod, block_code, reply_schema, rubric_points
+from ._options import VerdictMethod
+from ._prompts import block_code, reply_schema
 
 __all__ = [
     "FIRST",

@@ -18,17 +18,14 @@ characters; see docs/trust.md for the figures with these bounds).
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._judges._base import JudgeRequest
 from .._model._reports import TokenUsage
 from .._model._rubric import Criterion, CriterionVerdict
 from ._judging import Member, Outcome, call
 from ._prompts import REASON_MAX_CHARS
-
-if TYPE_CHECKING:
-    from ._base import GradeContext
-    from ._prompts import Prefix
+from ._question import Question
 
 __all__ = [
     "REASON_CALL_CHARS",
@@ -84,14 +81,13 @@ def reason_schema() -> dict[str, Any]:
 
 async def explain(
     out: Outcome,
-    ctx: GradeContext,
-    prefix: Prefix,
-    criterion: Criterion,
+    question: Question,
     member: Member,
     system: str,
     limiter: AbstractAsyncContextManager[Any] | None,
 ) -> None:
-    """Ask ``member`` why ``out``'s verdict holds and keep the answer as its reason."""
+    """Ask ``member`` why ``out``'s verdict on ``question`` holds; keep the answer as its reason."""
+    ctx, prefix, criterion = question.ctx, question.prefix, question.criterion
     assert out.verdict is not None
     req = JudgeRequest(
         system=system,

@@ -28,9 +28,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import statistics
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .._aio import gather_all
 from .._errors import ConfigError
@@ -39,16 +38,12 @@ from .._judges._spec import split_spec
 from .._model._reports import TokenUsage
 from .._model._rubric import Criterion, CriterionVerdict
 from .._model._stability import Stability, Variation, flip_rate
-from ._base import GradeContext
+from ._criterion_prompts import binary_answers
 from ._ensemble import decide_binary, decide_options, decide_scale
 from ._judging import Member, Outcome, shuffle_order
-from ._prompts import Prefix, binary_answers
-
-if TYPE_CHECKING:
-    from ._criterion import CriterionGrader
+from ._options import REPEAT_VARIATIONS, RepeatVariation, check_choice
 
 __all__ = [
-    "VARIATIONS",
     "Repeats",
     "answer_label",
     "ask_repeated",
@@ -58,7 +53,6 @@ __all__ = [
     "vary_order",
 ]
 
-VARIATIONS = ("auto", "temperature", "order")
 _SAMPLING_BACKENDS = ("openai", "litellm")
 
 
@@ -68,7 +62,7 @@ class Repeats:
 
     n: int = 1
     temperature: float = 0.7
-    variation: str = "auto"
+    variation: RepeatVariation = "auto"
 
     @classmethod
     def build(cls, n: int, temperature: float, variation: str) -> Repeats:
@@ -84,12 +78,10 @@ class Repeats:
                 f"repeat_temperature {temperature!r} must be above 0 and at most 2 "
                 "(--repeat-temperature)"
             )
-        if variation not in VARIATIONS:
-            raise ConfigError(
-                f"repeat_variation {variation!r} is not one of: {', '.join(VARIATIONS)} "
-                "(--repeat-variation)"
-            )
-        return cls(n, float(temperature), variation)
+        choice = check_choice(
+            "repeat_variation", variation, REPEAT_VARIATIONS, flag="--repeat-variation"
+        )
+        return cls(n, float(temperature), choice)
 
     def variation_for(self, member: Member, *, calibrated: bool = False) -> Variation:
         """What varies between the repeats asked of ``member`` (resolving ``auto``)."""
@@ -106,49 +98,51 @@ class Repeats:
 
 
 def vary_order(
-    grader: CriterionGrader,
-    ctx: GradeContext,
-    index: int,
     criterion: Criterion,
+    index: int,
+    *,
+    item_key: str,
     member_id: str,
     repeat: int,
+    seed: int,
+    offer_cannot_assess: bool,
 ) -> tuple[list[int] | None, list[int] | None]:
-    """(option order, binary answer order) of repeat ``repeat`` > 0 in the ``order`` variation."""
+    """(option order, binary answer order) of repeat ``repeat`` > 0 in the ``order`` variation.
+
+    ``index`` is the criterion's place among the rubric's leaves; ``seed`` the
+    grader's; ``offer_cannot_assess`` whether a binary criterion has three answers.
+    """
     if criterion.is_multi_choice:
         order = shuffle_order(
             criterion,
-            seed=grader.seed,
-            item_key=ctx.item_key,
+            seed=seed,
+            item_key=item_key,
             index=index,
             judge_id=f"{member_id}\x00repeat {repeat}",
         )
         return order, None
     if criterion.is_scored_on_scale:
         return None, None  # a number has no list of answers to reorder
-    return None, permutation(len(binary_answers(grader.offer_cannot_assess)), repeat)
+    return None, permutation(len(binary_answers(offer_cannot_assess)), repeat)
 
 
 async def ask_repeated(
-    grader: CriterionGrader,
-    ctx: GradeContext,
-    prefix: Prefix,
-    index: int,
     criterion: Criterion,
     member: Member,
-    scope_note: str = "",
+    repeats: Repeats,
+    variation: Variation,
+    judged: Callable[[int], Awaitable[tuple[Outcome, Member]]],
 ) -> tuple[Outcome, Member]:
-    """Ask ``member`` about ``criterion`` ``repeats`` times; the most common answer counts.
+    """Ask ``member`` about ``criterion`` ``repeats.n`` times; the most common answer counts.
 
-    Returns the merged outcome and the judge whose answer it took (the escalation
-    judge when an escalated repeat gave it), which is asked for a reason if one is due.
+    ``judged(k)`` asks repeat ``k`` and returns its outcome with the judge whose answer
+    counted. Returns the merged outcome and the judge whose answer it took (the
+    escalation judge when an escalated repeat gave it), which is asked for a reason if
+    one is due.
     """
-    n = grader.repeats.n
-    asked = await gather_all(
-        [grader.judged(ctx, prefix, index, criterion, member, scope_note, k) for k in range(n)]
-    )
-    variation = grader.repeats.variation_for(member, calibrated=grader.recalibrates(member))
+    asked = await gather_all([judged(k) for k in range(repeats.n)])
     outs = [o for o, _ in asked]
-    merged = merge_repeats(criterion, outs, variation, grader.repeats.temperature)
+    merged = merge_repeats(criterion, outs, variation, repeats.temperature)
     counted = next(
         (m for o, m in asked if o.ok and answer_label(o) == answer_label(merged)), member
     )

@@ -22,9 +22,12 @@ rendering that keeps it. On a text submission a scope changes nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any, Protocol
 
+from .._aio import gather_all
 from .._conversations._conversation import AssistantTurn
+from .._conversations._render_prompt import RenderedSubmission
 from .._errors import JudgeError
 from .._model._reports import (
     CriterionReport,
@@ -35,14 +38,36 @@ from .._model._reports import (
 )
 from .._model._rubric import Criterion, CriterionVerdict
 from .._model._scoring import report_value
+from ._base import GradeContext
 from ._prompts import Prefix
-from ._shown import refused
+from ._question import Leaf, Question
 
-if TYPE_CHECKING:
-    from ._base import GradeContext
-    from ._criterion import CriterionGrader, Leaf
+__all__ = ["TurnGrader", "combine_turns", "is_scoped", "scope_calls", "scoped_leaf"]
 
-__all__ = ["combine_turns", "is_scoped", "scope_calls", "scoped_leaf"]
+
+class TurnGrader(Protocol):
+    """What grading a scoped criterion asks of its grader (the per-criterion one)."""
+
+    @property
+    def over_budget(self) -> str:
+        """``"elide"`` when turns past the budget are left out of the shared rendering."""
+        ...
+
+    def render(self, ctx: GradeContext, keep: Sequence[int] = ()) -> RenderedSubmission:
+        """The submission as the judges see it, within the budget."""
+        ...
+
+    def prefix(self, ctx: GradeContext, keep: Sequence[int] = ()) -> Prefix:
+        """The shared prompt prefix, keeping the messages ``keep`` if turns are elided."""
+        ...
+
+    async def ask_all(self, question: Question) -> Leaf:
+        """Ask every judge ``question`` and decide the criterion from their answers."""
+        ...
+
+    def refuse(self, criterion: Criterion, index: int, error: JudgeError) -> Leaf:
+        """The result of a criterion whose judges could not be asked (``error``)."""
+        ...
 
 
 def is_scoped(ctx: GradeContext, criterion: Criterion) -> bool:
@@ -91,7 +116,7 @@ def scope_calls(ctx: GradeContext, criterion: Criterion) -> int:
 
 
 def _prefix_for(
-    grader: CriterionGrader, ctx: GradeContext, prefix: Prefix, turn: AssistantTurn
+    grader: TurnGrader, ctx: GradeContext, prefix: Prefix, turn: AssistantTurn
 ) -> Prefix:
     """``prefix``, or one that keeps ``turn`` when the budget elided it."""
     kept = grader.render(ctx).kept if grader.over_budget == "elide" else None
@@ -100,53 +125,34 @@ def _prefix_for(
     return grader.prefix(ctx, keep=range(turn.first, turn.last + 1))
 
 
-async def _judge_turn(
-    grader: CriterionGrader,
-    ctx: GradeContext,
-    prefix: Prefix,
-    index: int,
-    criterion: Criterion,
-    note: str,
-) -> Leaf:
-    from .._aio import gather_all
-
-    outcomes = await gather_all(
-        [grader.ask_one(ctx, prefix, index, criterion, m, note) for m in grader.members()]
-    )
-    return grader.decide(criterion, index, outcomes)
-
-
-async def scoped_leaf(
-    grader: CriterionGrader, ctx: GradeContext, prefix: Prefix, index: int, criterion: Criterion
-) -> Leaf:
+async def scoped_leaf(grader: TurnGrader, question: Question) -> Leaf:
     """Grade a scoped criterion of a conversation (see the module docstring)."""
-    from .._aio import gather_all
-
+    ctx, criterion = question.ctx, question.criterion
     conv = ctx.submission.conversation
     assert conv is not None
     if criterion.scope == "tool_calls":
         if not conv.tool_uses():
             return _unassessable(criterion, "the conversation has no tool calls to judge")
-        return await _judge_turn(grader, ctx, prefix, index, criterion, _TOOLS_NOTE)
+        return await grader.ask_all(replace(question, scope_note=_TOOLS_NOTE))
     turns = conv.assistant_turns()
     if not turns:
         return _unassessable(criterion, "the conversation has no assistant turn to judge")
     if criterion.scope == "final_assistant_turn":
         final = turns[-1]
         try:
-            here = _prefix_for(grader, ctx, prefix, final)
+            here = _prefix_for(grader, ctx, question.prefix, final)
         except JudgeError as e:  # even the final turn with the first ones does not fit
-            return refused(grader, criterion, index, e)
+            return grader.refuse(criterion, question.index, e)
         note = _turn_note(final, len(turns), True)
-        return await _judge_turn(grader, ctx, here, index, criterion, note)
+        return await grader.ask_all(replace(question, prefix=here, scope_note=note))
 
     async def one(turn: AssistantTurn) -> Leaf:
         try:
-            here = _prefix_for(grader, ctx, prefix, turn)
+            here = _prefix_for(grader, ctx, question.prefix, turn)
         except JudgeError as e:  # even this turn with the first ones does not fit
-            return refused(grader, criterion, index, e)
+            return grader.refuse(criterion, question.index, e)
         note = _turn_note(turn, len(turns), False)
-        return await _judge_turn(grader, ctx, here, index, criterion, note)
+        return await grader.ask_all(replace(question, prefix=here, scope_note=note))
 
     results = await gather_all([one(t) for t in turns])
     report = combine_turns(criterion, turns, [r for r, _, _ in results])

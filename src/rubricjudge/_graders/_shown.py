@@ -2,47 +2,62 @@
 
 The shared prefix holds the conversation rendered within the judges' budget; past
 the budget under ``over_budget="error"`` there is no prefix but the error, and
-every judged criterion records it unasked (:func:`refused`), priced by the failure
+every judged criterion records it unasked (:func:`unasked`), priced by the failure
 policy like a judge failure. Either way the report's ``metadata["conversation"]``
 says what the judges were shown (:func:`conversation_record`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
+from .._conversations._render_prompt import RenderedSubmission
 from .._errors import JudgeError
 from .._model._reports import EvaluationReport
-from .._model._rubric import Criterion
-from ._judging import Outcome
+from ._base import GradeContext
+from ._judging import Member, Outcome
 from ._prompts import Prefix
 
-if TYPE_CHECKING:
-    from ._base import GradeContext
-    from ._criterion import CriterionGrader, Leaf
+__all__ = [
+    "Shows",
+    "conversation_record",
+    "shared_prefix",
+    "unasked",
+    "with_conversation_record",
+]
 
-__all__ = ["conversation_record", "refused", "shared_prefix", "with_conversation_record"]
+
+class Shows(Protocol):
+    """What a grader tells about the submission it shows its judges (every grader does)."""
+
+    def render(self, ctx: GradeContext, keep: Sequence[int] = ()) -> RenderedSubmission:
+        """The submission as the judges see it, within the budget."""
+        ...
+
+    def budget(self) -> int:
+        """The conversation budget of the grader's judges, in approximate tokens."""
+        ...
 
 
-def shared_prefix(grader: CriterionGrader, ctx: GradeContext) -> Prefix | JudgeError:
-    """The prefix of every criterion's prompt, or the over-budget error that stops it."""
+def shared_prefix(
+    prefix: Callable[[GradeContext], Prefix], ctx: GradeContext
+) -> Prefix | JudgeError:
+    """``prefix(ctx)``, the start of every criterion's prompt, or the over-budget error."""
     try:
-        return grader.prefix(ctx)
+        return prefix(ctx)
     except JudgeError as e:
         if e.category != "over_budget":
             raise
         return e
 
 
-def refused(grader: CriterionGrader, criterion: Criterion, index: int, error: JudgeError) -> Leaf:
-    """The result of a judged criterion whose judges could not be asked (``error``)."""
-    outcomes = [
-        Outcome(judge_id=m.id, weight=m.weight, error=error, calls=0) for m in grader.members()
-    ]
-    return grader.decide(criterion, index, outcomes)
+def unasked(members: Sequence[Member], error: JudgeError) -> list[Outcome]:
+    """The outcomes of judges that could not be asked because of ``error`` (no call made)."""
+    return [Outcome(judge_id=m.id, weight=m.weight, error=error, calls=0) for m in members]
 
 
-def conversation_record(grader: Any, ctx: GradeContext) -> dict[str, Any]:
+def conversation_record(grader: Shows, ctx: GradeContext) -> dict[str, Any]:
     """What a report keeps about the conversation the judges were shown."""
     try:
         return dict(grader.render(ctx).record())
@@ -56,7 +71,7 @@ def conversation_record(grader: Any, ctx: GradeContext) -> dict[str, Any]:
 
 
 def with_conversation_record(
-    grader: Any, ctx: GradeContext, report: EvaluationReport
+    grader: Shows, ctx: GradeContext, report: EvaluationReport
 ) -> EvaluationReport:
     """``report`` with what the judges were shown of a conversation in its metadata."""
     if ctx.submission.conversation is None:
