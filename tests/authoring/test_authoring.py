@@ -1,6 +1,6 @@
 """``draft`` and ``refine`` against a scripted OpenAI-compatible judge on 127.0.0.1.
 
-The judge (tests/chat_server.py) answers each kind of request by its schema: a rubric
+The judge (tests/support/chat_server.py) answers each kind of request by its schema: a rubric
 draft, proposed rewrites, or a yes/no verdict on one criterion. Each answer's hidden
 label is written in its text (``[truth MET]``); answers marked ``[hard]`` fool the
 judge unless the criterion's wording contains ``PRECISE``, so a rewrite with that word
@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply, schema_of
 from rubricjudge import Criterion, Rubric, RubricDataset
 from rubricjudge._authoring import mcnemar_exact, refine_rubric
 from rubricjudge._cli.main import main
 from rubricjudge._lint import lint_rubric
 from rubricjudge.judges import get_judge
+from tests.support.chat_server import ChatServer, Reply, schema_of
 
 REQUIREMENT = "States the boiling point of water at sea level"
 GOOD_DRAFT = {

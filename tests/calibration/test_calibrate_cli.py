@@ -1,6 +1,6 @@
 """Token probabilities over the wire, and `rubricjudge calibrate` -> grade -> metrics end to end.
 
-The judge is an OpenAI-compatible server on 127.0.0.1 (tests/chat_server.py) that
+The judge is an OpenAI-compatible server on 127.0.0.1 (tests/support/chat_server.py) that
 answers with ``logprobs``: a biased judge that says "yes" far too readily, which
 a calibration fitted on labelled items must correct on items it never saw.
 """
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
 from rubricjudge import Criterion, CriterionVerdict, Rubric
 from rubricjudge._calibration._model import criterion_id
 from rubricjudge._cli.main import main
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._registry import get_judge
+from tests.support.chat_server import ChatServer, Reply
 
 MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET
 

@@ -19,7 +19,7 @@ from rubricjudge._calibration import Calibration, CalibrationGroup
 from rubricjudge._calibration._model import criterion_id, group_ids
 from rubricjudge._cli.main import main
 
-SHIPPED = Path(__file__).parents[1] / "src/rubricjudge/data/local_calibration.json"
+SHIPPED = Path(__file__).parents[2] / "src/rubricjudge/data/local_calibration.json"
 OPTS = [CriterionOption(label=x, value=v) for x, v in (("low", 0), ("mid", 0.5), ("high", 1))]
 MULTI = Criterion(name="q", weight=1, requirement="How good?", options=OPTS)
 BINARY = Criterion(name="b", weight=1, requirement="Is polite")

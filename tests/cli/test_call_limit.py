@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from pairwise_helpers import grade
 from rubricjudge import RubricDataset
 from rubricjudge._cli._call_limit import DEFAULT_LIMIT, EXIT_TOO_MANY, NOTE_AT
 from rubricjudge._cli.main import main
 from rubricjudge._model._rubric import Criterion, Rubric
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.pairwise_helpers import grade
 
 RUBRIC = """\
 - name: paris

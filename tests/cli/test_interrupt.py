@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Reply
+from tests.support.chat_server import ChatServer, Reply
 
 
 @pytest.mark.parametrize("delay", [0.25, 0.5, 1.0, 2.5])

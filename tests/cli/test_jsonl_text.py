@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
 from rubricjudge import EvaluationReport, RubricDataset
 from rubricjudge._cli.main import main
+from tests.support.chat_server import ChatServer, Reply
 
 ODD = "line\u2028sep\u2029para\u0085next"
 

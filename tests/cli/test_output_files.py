@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Reply
 from rubricjudge._cli.main import main
 from rubricjudge._errors import ConfigError
 from rubricjudge._outfile import OutputFile, write_output
+from tests.support.chat_server import ChatServer, Reply
 
 RUBRIC = "- name: polite\n  weight: 1\n  requirement: Is polite\n"
 

@@ -9,13 +9,19 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
 from rubricjudge import Criterion, CriterionVerdict, Rubric, RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._rewards._reward import RubricReward
-from trajectories import ANTHROPIC, ANTHROPIC_SYSTEM, OPENAI, SECRET_ARGUMENT, SECRET_RESULT
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.trajectories import (
+    ANTHROPIC,
+    ANTHROPIC_SYSTEM,
+    OPENAI,
+    SECRET_ARGUMENT,
+    SECRET_RESULT,
+)
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 SUBMISSION = re.compile(r"<submission-([0-9a-f]{8})>\n(.*)\n</submission-\1>", re.S)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from media_helpers import png
 from rubricjudge.conversations import (
     Conversation,
     Message,
@@ -17,9 +16,10 @@ from rubricjudge.conversations import (
     to_submission,
 )
 from rubricjudge.errors import ConversationError
-from trajectories import ANTHROPIC, ANTHROPIC_SYSTEM, OPENAI, SECRET_ARGUMENT
+from tests.support.media_helpers import png
+from tests.support.trajectories import ANTHROPIC, ANTHROPIC_SYSTEM, OPENAI, SECRET_ARGUMENT
 
-EXAMPLE = Path(__file__).parent.parent / "examples" / "tau_bench" / "trajectories.jsonl"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "tau_bench" / "trajectories.jsonl"
 
 
 def test_the_two_forms_of_one_trajectory_read_into_the_same_conversation() -> None:

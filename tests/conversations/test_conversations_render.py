@@ -6,7 +6,7 @@ import pytest
 
 from rubricjudge.conversations import read_messages, render_for_prompt
 from rubricjudge.errors import JudgeError
-from trajectories import OPENAI, SECRET_ARGUMENT, SECRET_RESULT, trajectory
+from tests.support.trajectories import OPENAI, SECRET_ARGUMENT, SECRET_RESULT, trajectory
 
 
 def test_every_part_of_the_trajectory_is_rendered_compactly() -> None:

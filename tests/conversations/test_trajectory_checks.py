@@ -12,7 +12,7 @@ from rubricjudge import Criterion, CriterionGrader, CriterionVerdict, FakeJudge,
 from rubricjudge._cli.main import main
 from rubricjudge.conversations import json_subset
 from rubricjudge.errors import RubricError
-from trajectories import OPENAI, trajectory
+from tests.support.trajectories import OPENAI, trajectory
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 
@@ -224,7 +224,7 @@ def test_autorubric_order_and_the_budget_flags(tmp_path: Path, capsys: Any) -> N
 
 @pytest.mark.parametrize("target", ["dataknobs", "openrubricrl"])
 def test_converting_refuses_checks_and_scopes(target: str, tmp_path: Path, capsys: Any) -> None:
-    rubric = Path(__file__).parent.parent / "examples" / "tau_bench" / "airline_agent.yaml"
+    rubric = Path(__file__).parents[2] / "examples" / "tau_bench" / "airline_agent.yaml"
     out = tmp_path / "out.yaml"
     assert main(["convert", str(rubric), "--to", target, "-o", str(out)]) == 1
     err = capsys.readouterr().err

@@ -12,9 +12,9 @@ import yaml
 from rubricjudge import Rubric
 from rubricjudge._cli.main import main
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples"
-BAD = Path(__file__).parent / "data" / "bad"
+BAD = Path(__file__).parents[1] / "data" / "bad"
 
 # every example file, the format it is in and how many top-level criteria it has
 EXPECTED = {
@@ -163,9 +163,7 @@ def test_schema_is_a_json_schema_that_accepts_native_dumps(
 def test_openrubricrl_validate_flags(capsys: pytest.CaptureFixture[str]) -> None:
     from rubricjudge._cli.main import main as cli
 
-    path = str(
-        Path(__file__).parent.parent / "examples" / "openrubricrl" / "code_quality_basic.json"
-    )
+    path = str(Path(__file__).parents[2] / "examples" / "openrubricrl" / "code_quality_basic.json")
     assert cli(["validate", path, "--validate-only"]) == 0
     assert "OK (openrubricrl, 3 criteria)" in capsys.readouterr().out
     assert cli(["validate", path, "--output-format", "yaml"]) == 0

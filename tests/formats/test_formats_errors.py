@@ -11,7 +11,7 @@ import pytest
 from rubricjudge import Problem, Rubric, RubricError
 from rubricjudge._formats import load_data, load_file, validate_data
 
-BAD = Path(__file__).parent / "data" / "bad"
+BAD = Path(__file__).parents[1] / "data" / "bad"
 
 
 def problems_of(path: Path, **kw: Any) -> list[Problem]:

@@ -21,7 +21,7 @@ from rubricjudge._formats import (
     validate_data,
 )
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 FLAT = [
     {"name": "margin", "weight": 10.0, "requirement": "States the margin"},

@@ -23,7 +23,7 @@ from rubricjudge import (
 )
 from rubricjudge._formats import convert_rubric, dump_file, load_data, load_file, load_text
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 ALL_EXAMPLES = sorted(
     p
     for p in EXAMPLES.rglob("*")

@@ -124,7 +124,7 @@ def test_migrate_problems(patch: dict[str, object], path: str) -> None:
 
 
 def test_already_v2_has_no_changes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    src = Path(__file__).parent.parent / "examples" / "openrubricrl" / "code_quality_basic.json"
+    src = Path(__file__).parents[2] / "examples" / "openrubricrl" / "code_quality_basic.json"
     result = migrate_openrubricrl(json.loads(src.read_text()))
     assert result.ok and result.changes == []
 

@@ -22,7 +22,7 @@ from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._model._scoring import finalize, reports_from_verdicts
 from rubricjudge._rewards._reward import RubricReward
 
-DATA = Path(__file__).parent / "data" / "openrubricrl"
+DATA = Path(__file__).parents[1] / "data" / "openrubricrl"
 SCORED = DATA / "scored_on_scale.json"
 
 

@@ -12,7 +12,7 @@ from rubricjudge import Rubric, RubricError
 from rubricjudge._cli.main import main
 from rubricjudge._formats import load_file, validate_data
 
-BAD = Path(__file__).parent / "data" / "bad"
+BAD = Path(__file__).parents[1] / "data" / "bad"
 BASE: dict[str, Any] = {
     "name": "n",
     "version": "1.0.0",

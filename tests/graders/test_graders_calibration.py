@@ -44,7 +44,7 @@ def test_negative_max_examples_is_refused() -> None:
 
 
 def test_grade_cli_max_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rubric = Path(__file__).parent.parent / "examples" / "openrubricrl" / "code_quality_basic.json"
+    rubric = Path(__file__).parents[2] / "examples" / "openrubricrl" / "code_quality_basic.json"
     out = tmp_path / "out.jsonl"
     code = main(
         [

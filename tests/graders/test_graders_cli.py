@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
 from rubricjudge import Criterion, Rubric
 from rubricjudge._cli.cmd_grade import _Source, _write_reports
 from rubricjudge._cli.main import main
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
+from tests.support.chat_server import ChatServer, Reply
 
 RUBRIC = """\
 - name: cause

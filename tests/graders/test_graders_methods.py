@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from helpers import levels
 from rubricjudge import (
     ConfigError,
     Criterion,
@@ -19,6 +18,7 @@ from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods import FunctionRegistry
+from tests.support.helpers import levels
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 LEVELS = levels("low", "mid", "high")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat_server import ChatServer, Reply
-from judge_helpers import openai_judge
 from rubricjudge import Criterion, CriterionGrader, CriterionVerdict, Rubric
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.judge_helpers import openai_judge
 
 RUBRIC = Rubric(
     [

@@ -12,8 +12,6 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply, schema_of
-from helpers import levels, sky_rubric
 from rubricjudge import CriterionVerdict, JudgeError, Rubric
 from rubricjudge._graders import (
     CriterionGrader,
@@ -23,6 +21,8 @@ from rubricjudge._graders import (
 )
 from rubricjudge._graders._prompts import SYSTEM_CRITERION, SYSTEM_HOLISTIC, SYSTEM_ONESHOT
 from rubricjudge._judges._registry import get_judge
+from tests.support.chat_server import ChatServer, Reply, schema_of
+from tests.support.helpers import levels, sky_rubric
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 LEVELS = levels("vague", "clear")

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from helpers import LEVELS, sky_rubric
 from rubricjudge import (
     ConfigError,
     Criterion,
@@ -22,6 +21,7 @@ from rubricjudge._calibration import Calibration, CalibrationGroup
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
+from tests.support.helpers import LEVELS, sky_rubric
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from judge_helpers import openai_judge
-from pairwise_helpers import grade, is_pairwise, read_lines, shown_answers, user_text
 from rubricjudge import ConfigError, Criterion, Rubric
 from rubricjudge._cli.main import main
 from rubricjudge._model._group import rank_by
 from rubricjudge.graders import GroupRanker
 from rubricjudge.rewards import GroupRankReward, RewardError
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.judge_helpers import openai_judge
+from tests.support.pairwise_helpers import grade, is_pairwise, read_lines, shown_answers, user_text
 
 RUBRIC = Rubric(
     [

@@ -12,7 +12,7 @@ from rubricjudge._graders._prompts import calibration_examples, criterion_prompt
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 
-EXAMPLES = Path(__file__).parent.parent / "examples" / "openrubricrl"
+EXAMPLES = Path(__file__).parents[2] / "examples" / "openrubricrl"
 
 
 def test_calibration_examples_reach_the_judge() -> None:

@@ -9,8 +9,14 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from pairwise_helpers import (
+from rubricjudge import Criterion, Rubric
+from rubricjudge._cli.main import main
+from rubricjudge.graders import PairwiseGrader
+from rubricjudge.judges import FakeJudge
+from rubricjudge.metrics import pairwise_metrics
+from rubricjudge.reports import PairwiseReport
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.pairwise_helpers import (
     grade,
     is_pairwise,
     read_lines,
@@ -19,12 +25,6 @@ from pairwise_helpers import (
     user_text,
     write_pairs,
 )
-from rubricjudge import Criterion, Rubric
-from rubricjudge._cli.main import main
-from rubricjudge.graders import PairwiseGrader
-from rubricjudge.judges import FakeJudge
-from rubricjudge.metrics import pairwise_metrics
-from rubricjudge.reports import PairwiseReport
 
 PAIRS = [
     {

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pairwise_helpers import RUBRIC_YAML, read_lines, write_pairs
 from rubricjudge._cli.main import main
+from tests.support.pairwise_helpers import RUBRIC_YAML, read_lines, write_pairs
 
 GOOD = {"id": "p1", "submission_a": "Paris.", "submission_b": "Lyon.", "label": "a"}
 

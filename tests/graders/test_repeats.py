@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from pairwise_helpers import grade, read_lines, statement, user_text, write_pairs
 from rubricjudge import ConfigError, Criterion, CriterionGrader, Rubric
 from rubricjudge._cli.main import main
 from rubricjudge.graders import GroupRanker, PerCriterionOneShotGrader
 from rubricjudge.judges import FakeJudge
 from rubricjudge.rewards import compute_reward_variance
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.pairwise_helpers import grade, read_lines, statement, user_text, write_pairs
 
 RUBRIC = """\
 format: rubricjudge/1
@@ -146,7 +146,7 @@ def test_an_ensemble_repeats_each_judge(tmp_path: Path) -> None:
 
 
 def test_failed_repeats_do_not_vote_and_all_failed_is_an_error(chat_server: ChatServer) -> None:
-    from judge_helpers import openai_judge
+    from tests.support.judge_helpers import openai_judge
 
     chat_server.handler = lambda body: Reply.text("no idea")
     judge = openai_judge(chat_server, max_parse_retries=0)
@@ -174,7 +174,7 @@ def test_pairwise_repeats_record_each_orders_flips(tmp_path: Path, chat_server: 
 
 
 def test_reward_variance_of_a_flipping_and_a_steady_judge(chat_server: ChatServer) -> None:
-    from judge_helpers import openai_judge
+    from tests.support.judge_helpers import openai_judge
 
     rubric = Rubric(
         [

@@ -22,7 +22,7 @@ from rubricjudge._hybrid import (
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._model._reports import MetricResult
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def result(weight: float, value: float | None, error: str | None = None) -> MetricResult:

@@ -2,7 +2,7 @@
 
 The data is written with the real ``datasets`` library; the CLI reads it through the
 column mapping. The judge is ``openai/m`` against the scripted chat server, which
-answers the fruit rubric as a careful judge would (tests/reward_helpers.py).
+answers the fruit rubric as a careful judge would (tests/support/reward_helpers.py).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer
-from reward_helpers import fruit_reply, write_rubric
 from rubricjudge._cli.main import main
 from rubricjudge._errors import ConfigError
+from tests.support.chat_server import ChatServer
+from tests.support.reward_helpers import fruit_reply, write_rubric
 
 if not os.environ.get("RUBRICJUDGE_REQUIRE_INTEGRATIONS"):
     pytest.importorskip("datasets", reason="needs rubricjudge[hf]")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from reward_helpers import write_rubric
+from tests.support.reward_helpers import write_rubric
 
 if not os.environ.get("RUBRICJUDGE_REQUIRE_INTEGRATIONS"):
     pytest.importorskip("inspect_ai", reason="needs rubricjudge[inspect]")

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from reward_helpers import fruit_reply, write_rubric
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.reward_helpers import fruit_reply, write_rubric
 
 if not os.environ.get("RUBRICJUDGE_REQUIRE_INTEGRATIONS"):
     pytest.importorskip("mlflow", reason="needs rubricjudge[mlflow]")

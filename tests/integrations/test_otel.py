@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer
-from otel_collector import Collector
-from reward_helpers import fruit_reply, write_rubric
 from rubricjudge import _trace
+from tests.support.chat_server import ChatServer
+from tests.support.otel_collector import Collector
+from tests.support.reward_helpers import fruit_reply, write_rubric
 
 if not os.environ.get("RUBRICJUDGE_REQUIRE_INTEGRATIONS"):
     pytest.importorskip("opentelemetry.sdk", reason="needs rubricjudge[otel]")

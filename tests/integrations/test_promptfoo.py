@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer
-from reward_helpers import fruit_reply, write_rubric
+from tests.support.chat_server import ChatServer
+from tests.support.reward_helpers import fruit_reply, write_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROMPTFOO = Path(
     os.environ.get("RUBRICJUDGE_PROMPTFOO")
     or ROOT / ".ci" / "promptfoo" / "node_modules" / ".bin" / "promptfoo"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer
-from reward_helpers import fruit_reply, write_rubric
 from rubricjudge._errors import ConfigError, JudgeError
 from rubricjudge.integrations.promptfoo import get_assert
+from tests.support.chat_server import ChatServer
+from tests.support.reward_helpers import fruit_reply, write_rubric
 
 
 def _context(tmp_path: Path, server: ChatServer, **config: object) -> dict[str, object]:

@@ -203,7 +203,7 @@ def test_the_local_judge_passes_a_good_answer_and_fails_the_ocean_myth(work: Pat
     real_models = models_dir()  # the assembled model, shared; responses go to the scratch cache
     (work / "judge-cache").mkdir()
     (work / "judge-cache" / "models").symlink_to(real_models, target_is_directory=True)
-    rubric = Path(__file__).resolve().parent.parent / "examples" / "native" / "why_sky_blue.yaml"
+    rubric = Path(__file__).resolve().parents[2] / "examples" / "native" / "why_sky_blue.yaml"
     (work / "test_sky.py").write_text(
         textwrap.dedent(
             f"""

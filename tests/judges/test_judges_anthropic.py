@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from anthropic_server import AnthropicServer, Error, message, tool_use
 from rubricjudge import ConfigError, JudgeError
 from rubricjudge._judges._anthropic import AnthropicJudge
 from rubricjudge._judges._base import JudgeConfig, JudgeRequest
 from rubricjudge._judges._registry import get_judge
+from tests.support.anthropic_server import AnthropicServer, Error, message, tool_use
 
 KEY = "sk-ant-test-SECRET"
 SCHEMA: dict[str, Any] = {

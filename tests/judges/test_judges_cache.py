@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from judge_helpers import SCHEMA, SECRET, openai_judge, request
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._cache import ResponseCache, default_cache_path, open_cache
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.judge_helpers import SCHEMA, SECRET, openai_judge, request
 
 
 async def test_second_identical_call_is_replayed(chat_server: ChatServer, tmp_path: Path) -> None:

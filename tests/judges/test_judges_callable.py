@@ -8,10 +8,10 @@ import threading
 import pytest
 from pydantic import BaseModel
 
-from judge_helpers import request
 from rubricjudge._errors import JudgeError
 from rubricjudge._judges._callable import CallableJudge
 from rubricjudge._judges._registry import get_judge
+from tests.support.judge_helpers import request
 
 
 class Verdict(BaseModel):

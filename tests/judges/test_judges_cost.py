@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from judge_helpers import openai_judge, request
 from rubricjudge._errors import ConfigError
 from rubricjudge._judges._base import JudgeConfig
 from rubricjudge._judges._cost import cost_of
 from rubricjudge._judges._openai import OpenAIJudge
 from rubricjudge._model._reports import TokenUsage
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.judge_helpers import openai_judge, request
 
 
 def usage(prompt: int, completion: int, cached: int = 0) -> TokenUsage:

@@ -17,8 +17,6 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply, schema_of
-from judge_helpers import SleepLog, request
 from rubricjudge._cli.main import main
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, JudgeError, UsageError
@@ -32,6 +30,8 @@ from rubricjudge._runs import evaluate
 from rubricjudge._runs._store import RunStore
 from rubricjudge.judges import EndpointStats
 from rubricjudge.runs import RunSummary
+from tests.support.chat_server import ChatServer, Reply, schema_of
+from tests.support.judge_helpers import SleepLog, request
 
 
 @pytest.fixture(autouse=True)

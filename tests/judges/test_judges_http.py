@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 import trustme
 
-from judge_helpers import request
-from raw_server import RawConnection, RawServer, completion, ok_json
 from rubricjudge._errors import ConfigError, JudgeError
 from rubricjudge._judges import _http
 from rubricjudge._judges._http import Endpoint
 from rubricjudge._judges._registry import get_judge
+from tests.support.judge_helpers import request
+from tests.support.raw_server import RawConnection, RawServer, completion, ok_json
 
 VERDICT = completion({"verdict": "MET", "reason": "ok"})
 

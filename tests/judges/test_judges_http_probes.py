@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from raw_server import RawConnection, RawServer, completion, ok_json
 from rubricjudge import ConfigError, JudgeError
 from rubricjudge._judges._http import MAX_REPLY_BYTES, Endpoint
 from rubricjudge._judges._registry import get_judge
+from tests.support.raw_server import RawConnection, RawServer, completion, ok_json
 
 VERDICT = {"verdict": "MET"}
 
@@ -149,6 +149,6 @@ async def test_an_ipv6_host_reaches_the_proxy_in_brackets(monkeypatch: pytest.Mo
 
 
 def _request() -> Any:
-    from judge_helpers import request
+    from tests.support.judge_helpers import request
 
     return request()

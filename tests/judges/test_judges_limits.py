@@ -7,14 +7,14 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from chat_server import ChatServer, Reply, schema_of
-from judge_helpers import openai_judge, request, waits
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._judges._limits import Gate, TokenBucket, limits_for
 from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import evaluate
+from tests.support.chat_server import ChatServer, Reply, schema_of
+from tests.support.judge_helpers import openai_judge, request, waits
 
 
 async def _burst(server: ChatServer, n: int, **options: object) -> None:

@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from judge_helpers import SCHEMA, SECRET, openai_judge, request
 from rubricjudge._errors import ConfigError, JudgeError
 from rubricjudge._judges._registry import get_judge, judge_backends
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.judge_helpers import SCHEMA, SECRET, openai_judge, request
 
 
 async def test_default_reply_is_valid_for_the_schema(chat_server: ChatServer) -> None:

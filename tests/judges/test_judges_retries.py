@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from judge_helpers import openai_judge, request, waits
 from rubricjudge._errors import JudgeError
 from rubricjudge._judges._retry import Backoff, parse_retry_after
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.judge_helpers import openai_judge, request, waits
 
 
 async def test_429_retry_after_is_honoured(chat_server: ChatServer) -> None:

@@ -12,9 +12,6 @@ from typing import Any
 
 import pytest
 
-from anthropic_server import AnthropicServer, tool_use
-from chat_server import ChatServer, Reply
-from media_helpers import pdf, png
 from rubricjudge import Criterion, Rubric, RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge._errors import ConfigError, DatasetError
@@ -23,8 +20,11 @@ from rubricjudge._judges._base import JudgeConfig
 from rubricjudge._judges._media import MediaBudget
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._submission import to_submission
-from test_judges_litellm import HAS_LITELLM, stand_in  # noqa: F401 - the fixture
-from test_judges_litellm import reply as litellm_reply
+from tests.judges.test_judges_litellm import HAS_LITELLM, stand_in  # noqa: F401 - the fixture
+from tests.judges.test_judges_litellm import reply as litellm_reply
+from tests.support.anthropic_server import AnthropicServer, tool_use
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.media_helpers import pdf, png
 
 RED = png(4, 3, (255, 0, 0))
 BLUE = png(4, 3, (0, 0, 255))
@@ -453,8 +453,8 @@ def test_pairwise_and_group_refuse_what_they_would_not_show(chat_server: ChatSer
 
 
 def test_the_batch_api_carries_the_images(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from batch_server import BatchServer
     from rubricjudge._runs import BatchOptions, evaluate_sync
+    from tests.support.batch_server import BatchServer
 
     monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)

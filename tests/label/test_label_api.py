@@ -18,7 +18,10 @@ from typing import Any
 
 import pytest
 
-from label_helpers import (
+from rubricjudge import RubricDataset
+from rubricjudge._calibration._train import MIN_PER_LABEL, MIN_POOLED
+from rubricjudge._cli.main import main
+from tests.support.label_helpers import (
     UNSURE,
     LabelServer,
     grade_run,
@@ -27,9 +30,6 @@ from label_helpers import (
     write_conversation_dataset,
     write_dataset,
 )
-from rubricjudge import RubricDataset
-from rubricjudge._calibration._train import MIN_PER_LABEL, MIN_POOLED
-from rubricjudge._cli.main import main
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from label_helpers import (
+from tests.report.test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.support.label_helpers import (
     UNSURE,
     LabelServer,
     grade_run,
@@ -23,8 +24,7 @@ from label_helpers import (
     write_conversation_dataset,
     write_dataset,
 )
-from report_runs import HOSTILE
-from test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.support.report_runs import HOSTILE
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None and not REQUIRED,
@@ -245,8 +245,8 @@ def _char_lefts(page: Any, selector: str, word: str) -> list[float]:
 
 
 def test_a_right_to_left_override_reverses_nothing(context: Any, tmp_path: Path) -> None:
-    from label_helpers import rubric
     from rubricjudge import RubricDataset
+    from tests.support.label_helpers import rubric
 
     dataset = tmp_path / "ds.json"
     ds = RubricDataset(prompt="Why?", rubric=rubric())
@@ -266,8 +266,8 @@ def test_a_right_to_left_override_reverses_nothing(context: Any, tmp_path: Path)
 
 
 def test_the_page_skips_an_id_holding_a_comma(context: Any, tmp_path: Path) -> None:
-    from label_helpers import rubric
     from rubricjudge import RubricDataset
+    from tests.support.label_helpers import rubric
 
     dataset = tmp_path / "ds.json"
     ds = RubricDataset(prompt="Why?", rubric=rubric())

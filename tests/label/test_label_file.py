@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from label_helpers import rubric
 from rubricjudge import RubricDataset
 from rubricjudge._label._store import LabelStore
+from tests.support.label_helpers import rubric
 
 RUBRIC = rubric().to_dict()
 

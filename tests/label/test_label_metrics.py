@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from label_helpers import grade_run, write_dataset
 from rubricjudge import RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge._metrics import compute_metrics
 from rubricjudge._runs import RunResult
+from tests.support.label_helpers import grade_run, write_dataset
 
 ANA = ["MET", "MET", "UNMET", "MET", "UNMET", "MET", "MET", "UNMET", "MET", "UNMET"]
 BEN = ["MET", "UNMET", "UNMET", "MET", "UNMET", "MET", "UNMET", "UNMET", "MET", "MET"]

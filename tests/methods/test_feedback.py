@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from helpers import graded_levels
 from rubricjudge import Criterion, JudgeError, Rubric
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods._feedback import (
@@ -13,6 +12,7 @@ from rubricjudge._methods._feedback import (
     generate_feedback_summary,
 )
 from rubricjudge._model._scoring import finalize, reports_from_verdicts
+from tests.support.helpers import graded_levels
 
 LEVELS = graded_levels("Unclear", "Understandable", "Covers all required topics with depth")
 RUBRIC = Rubric(

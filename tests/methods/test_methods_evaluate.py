@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from helpers import graded_levels
 from rubricjudge import ConfigError, Criterion, Rubric, ScoringMethod
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._graders._mixed import evaluate_rubric, evaluate_rubric_sync
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods import FunctionRegistry
+from tests.support.helpers import graded_levels
 
 LEVELS = graded_levels("Too few", "Enough", "Plenty")
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from helpers import graded_levels
 from rubricjudge import ConfigError, Criterion, CriterionOption, CriterionVerdict, ScoringMethod
 from rubricjudge._methods import FunctionRegistry, FunctionResult, run_method
+from tests.support.helpers import graded_levels
 
 LEVELS = graded_levels("Fewer than 3", "3 to 9", "10 or more")
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from helpers import graded_levels
 from rubricjudge import (
     ConfigError,
     Criterion,
@@ -21,6 +20,7 @@ from rubricjudge import (
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods import FunctionRegistry, run_method
+from tests.support.helpers import graded_levels
 
 LEVELS = graded_levels("Not usable", "Usable", "Great", indicators=["age-appropriate"])
 SCHEMA = {

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gate_runs
 from rubricjudge._cli.main import main
 from rubricjudge._metrics._gate import paired_change
 from rubricjudge.metrics import GateResult
 from rubricjudge.metrics import gate_runs as gate
+from tests.support import gate_runs
 
 N = 150
 DROP = {"accuracy": -0.3}

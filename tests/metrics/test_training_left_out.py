@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer
 from rubricjudge._cli.main import main
-from test_calibrate_cli import biased, labelled
+from tests.calibration.test_calibrate_cli import biased, labelled
+from tests.support.chat_server import ChatServer
 
 
 @pytest.fixture

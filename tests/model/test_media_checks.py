@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from media_helpers import pdf, png
 from rubricjudge import Rubric
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._model._media import MediaPart
 from rubricjudge.errors import RubricError
+from tests.support.media_helpers import pdf, png
 
 B64 = base64.b64encode
 

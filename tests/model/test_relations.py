@@ -9,7 +9,6 @@ from typing import Any
 import jsonschema_rs
 import pytest
 
-from chat_server import ChatServer, Reply
 from rubricjudge import ConfigError, Criterion, CriterionGrader, FakeJudge, Rubric, RubricError
 from rubricjudge._cli.main import main
 from rubricjudge._formats import convert_rubric, rubric_json_schema
@@ -17,6 +16,7 @@ from rubricjudge._lint import lint_rubric
 from rubricjudge._model._relations import MAX_RELATED, decide_related
 from rubricjudge._model._reports import CalibrationRecord, CriterionReport
 from rubricjudge.errors import JudgeError
+from tests.support.chat_server import ChatServer, Reply
 
 MET, UNMET = "MET", "UNMET"
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from remote_helpers import answer, dataset, pair, rubric, user_text
 from rubricjudge import GraderSpec
 from rubricjudge._runs import evaluate_sync
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.remote_helpers import answer, dataset, pair, rubric, user_text
 
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("RUBRICJUDGE_REQUIRE_RAY"))
 try:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from registry_backends import BACKENDS, database_url
 from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric
 from rubricjudge._cli.main import main
 from rubricjudge._registry import (
@@ -24,6 +23,7 @@ from rubricjudge._registry import (
     open_database,
 )
 from rubricjudge._registry._migrations import MIGRATIONS
+from tests.support.registry_backends import BACKENDS, database_url
 
 
 @pytest.fixture(params=BACKENDS)

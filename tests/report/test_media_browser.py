@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from label_helpers import LabelServer
-from media_helpers import pdf, png
 from rubricjudge._cli.main import main
-from test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.report.test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.support.label_helpers import LabelServer
+from tests.support.media_helpers import pdf, png
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None and not REQUIRED,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from pairwise_helpers import write_pairs
 from rubricjudge._cli.main import main
-from test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.report.test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.support.pairwise_helpers import write_pairs
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None and not REQUIRED,

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from report_runs import HOSTILE, ensemble_run, trust_run
 from rubricjudge import RunResult
 from rubricjudge._cli.main import main
+from tests.support.report_runs import HOSTILE, ensemble_run, trust_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("RUBRICJUDGE_REQUIRE_BROWSER"))

@@ -16,10 +16,10 @@ import pytest
 from rubricjudge import Rubric, RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge.conversations import PAGE_CSS, render_for_page
-from test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, Page, pytestmark  # noqa: F401
-from trajectories import OPENAI, SECRET_ARGUMENT, SECRET_RESULT
+from tests.report.test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, Page, pytestmark  # noqa: F401
+from tests.support.trajectories import OPENAI, SECRET_ARGUMENT, SECRET_RESULT
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 HOSTILE = "<script>document.title='owned'</script><img src=x onerror=\"document.title='owned'\">"
 
 

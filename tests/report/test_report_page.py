@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from report_runs import HOSTILE, PRICE, ensemble_run, trust_run
 from rubricjudge import RunResult
 from rubricjudge._cli.main import main
 from rubricjudge._report import _plots
+from tests.support.report_runs import HOSTILE, PRICE, ensemble_run, trust_run
 
 
 @pytest.fixture(scope="module")
@@ -277,9 +277,9 @@ def test_a_max_items_run_shows_only_the_items_it_reached(
 def test_a_right_to_left_override_is_shown_not_obeyed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from report_runs import rubric
     from rubricjudge import RubricDataset
     from rubricjudge._cli.main import main
+    from tests.support.report_runs import rubric
 
     ds = RubricDataset(prompt="Why?", rubric=rubric())
     ds.add_item(submission="safe \u202eabcdef", id="rlo \u202eid")

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from registry_backends import BACKENDS, database_url
 from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
 from rubricjudge._registry import RubricNotFound, RubricRegistry
 from rubricjudge._review._artifacts import ArtifactStatus, ArtifactStore, IllegalTransition
+from tests.support.registry_backends import BACKENDS, database_url
 
 S = ArtifactStatus
 LEVELS = [

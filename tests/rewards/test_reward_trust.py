@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer
-from reward_helpers import fruit_reply, write_rubric
 from rubricjudge._cli.cmd_serve import server_settings
 from rubricjudge._cli.main import build_parser
 from rubricjudge._errors import ConfigError
 from rubricjudge._server import create_app
-from served import Served
+from tests.support.chat_server import ChatServer
+from tests.support.reward_helpers import fruit_reply, write_rubric
+from tests.support.served import Served
 
 ROLLOUTS = ["apples", "nothing"]  # 4 criteria judged; 3 UNMET cost points
 

@@ -16,7 +16,7 @@ from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._rewards._reward import RewardError, RubricReward
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def _rubric(scale: Scale | None = None) -> Rubric:

@@ -17,14 +17,14 @@ from typing import Any
 import httpx
 import pytest
 
-from chat_server import ChatServer
-from reward_helpers import fruit_reply, keyword_judge, write_rubric
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._rewards._text import response_of
 from rubricjudge._server import DirectorySource, FileSource, ServerSettings, create_app
 from rubricjudge._server._logs import RedactToken, redact
-from served import TOKEN, Served
+from tests.support.chat_server import ChatServer
+from tests.support.reward_helpers import fruit_reply, keyword_judge, write_rubric
+from tests.support.served import TOKEN, Served
 
 PROMPT = "<|im_start|>user\nName some fruit.<|im_end|>\n<|im_start|>assistant\n"
 ANSWERS = ["apples and bananas", "an apple", "bananas only", "nothing", "apple, banana", "pears"]

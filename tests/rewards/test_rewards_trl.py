@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from reward_helpers import keyword_judge, write_rubric
 from rubricjudge import CriterionGrader, FakeJudge
 from rubricjudge._errors import ConfigError
 from rubricjudge.rewards import GroupRelativeReward, RubricReward, group_relative
+from tests.support.reward_helpers import keyword_judge, write_rubric
 
 WORDS = ["[PAD]", "[UNK]", "[EOS]", "Name", "fruit", "apple", "banana", "and", "pears"]
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer
-from reward_helpers import fruit_reply, write_rubric
 from rubricjudge._errors import ConfigError, RewardError
+from tests.support.chat_server import ChatServer
+from tests.support.reward_helpers import fruit_reply, write_rubric
 
 if not os.environ.get("RUBRICJUDGE_REQUIRE_RL"):
     pytest.importorskip("verifiers.v1")

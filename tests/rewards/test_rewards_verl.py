@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer
-from reward_helpers import fruit_reply, keyword_judge, write_rubric
 from rubricjudge import CriterionGrader, FakeJudge
 from rubricjudge._errors import ConfigError, RewardError
 from rubricjudge.integrations.verl import compute_score, compute_score_async
 from rubricjudge.rewards import RewardEngine
+from tests.support.chat_server import ChatServer
+from tests.support.reward_helpers import fruit_reply, keyword_judge, write_rubric
 
 if not os.environ.get("RUBRICJUDGE_REQUIRE_RL"):
     pytest.importorskip("verl")

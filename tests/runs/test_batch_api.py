@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from batch_server import BatchServer
 from rubricjudge._cli.main import main
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import ConfigError, UsageError
 from rubricjudge._graders import CriterionGrader
 from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import BatchOptions, evaluate_sync
+from tests.support.batch_server import BatchServer
 
 ITEMS, CRITERIA = 10, 3
 FAST = BatchOptions(poll_s=0.01, max_requests=7)
@@ -276,8 +276,8 @@ def test_only_ids_sent_in_a_batch_are_accepted_each_once(
     server: BatchServer, tmp_path: Path
 ) -> None:
     # issue 23, N6: results were matched by custom_id alone; a tampered file forged 31 of 36
-    from batch_server import _result
-    from chat_server import Reply, _completion
+    from tests.support.batch_server import _result
+    from tests.support.chat_server import Reply, _completion
 
     server.answer = lambda body: {"reason": "honest", "answer": "no"}
 

@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 
-from anthropic_batch_server import AnthropicBatchServer
-from anthropic_server import AnthropicServer, tool_use
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._errors import RunError
 from rubricjudge._graders import CriterionGrader
@@ -26,6 +24,8 @@ from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._rubric import Criterion, Rubric
 from rubricjudge._runs import BatchOptions, evaluate_sync
 from rubricjudge._runs._batch_run import adapter_for
+from tests.support.anthropic_batch_server import AnthropicBatchServer
+from tests.support.anthropic_server import AnthropicServer, tool_use
 
 ITEMS, CRITERIA = 10, 3
 FAST = BatchOptions(poll_s=0.01, max_requests=7)

@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from anthropic_batch_server import AnthropicBatchServer
-from batch_server import BatchServer
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._model._rubric import Criterion, Rubric
+from tests.support.anthropic_batch_server import AnthropicBatchServer
+from tests.support.batch_server import BatchServer
 
 CRITERIA = 3
 

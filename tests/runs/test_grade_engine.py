@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from chat_server import ChatServer, Reply, schema_of
 from rubricjudge import Criterion, CriterionGrader, Rubric
 from rubricjudge._cli.cmd_grade import _Source, _write_reports
 from rubricjudge._cli.main import main
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
+from tests.support.chat_server import ChatServer, Reply, schema_of
 
 ITEM = re.compile(r"SUBMISSION-(\d+)")
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer
 from rubricjudge._cli.main import main
+from tests.support.chat_server import ChatServer
 
 
 def _evaluate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

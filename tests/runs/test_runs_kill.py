@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Reply, schema_of
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._model._rubric import Criterion, Rubric
+from tests.support.chat_server import ChatServer, Reply, schema_of
 
 ITEMS, CRITERIA, CONCURRENCY = 24, 3, 4
 PAIR = re.compile(r"SUBMISSION-(\d+).*REQUIREMENT-(\d+)", re.DOTALL)

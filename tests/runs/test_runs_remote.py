@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from remote_helpers import answer, dataset, pair, user_text
 from rubricjudge import GraderSpec
 from rubricjudge._cli.main import main
 from rubricjudge._errors import ConfigError
 from rubricjudge._graders import CriterionGrader, RubricAsJudgeGrader
 from rubricjudge._runs import evaluate
 from rubricjudge._runs._remote import InProcessExecutor
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.remote_helpers import answer, dataset, pair, user_text
 
 
 def _spec(server: ChatServer, **options: object) -> GraderSpec:

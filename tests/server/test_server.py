@@ -21,9 +21,9 @@ from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._server import DirectorySource, RegistrySource, ServerSettings, create_app
 from rubricjudge._server._run import auth_token, is_loopback
-from served import TOKEN, Served
+from tests.support.served import TOKEN, Served
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 class GateJudge:
@@ -341,11 +341,11 @@ def test_score_criteria_on_the_scale_through_an_openai_judge(
     rubrics_dir: Path, chat_server: Any
 ) -> None:
     """POST /score on a rubric scored on its scale; the judge is a real HTTP chat server."""
-    from chat_server import Reply
-    from judge_helpers import openai_judge
+    from tests.support.chat_server import Reply
+    from tests.support.judge_helpers import openai_judge
 
     shutil.copy(
-        Path(__file__).parent / "data" / "openrubricrl" / "scored_on_scale.json", rubrics_dir
+        Path(__file__).parents[1] / "data" / "openrubricrl" / "scored_on_scale.json", rubrics_dir
     )
 
     def by_criterion(body: Any) -> Reply:
@@ -432,7 +432,7 @@ def test_serve_without_the_extra_announces_nothing(
 
 
 def test_score_a_conversation(rubrics_dir: Path) -> None:
-    from trajectories import ANTHROPIC, ANTHROPIC_SYSTEM, OPENAI, SECRET_RESULT
+    from tests.support.trajectories import ANTHROPIC, ANTHROPIC_SYSTEM, OPENAI, SECRET_RESULT
 
     judge = FakeJudge(default={"reason": "fine", "verdict": "MET"})
     with Served(_app(rubrics_dir, judge)) as s, s.client() as c:

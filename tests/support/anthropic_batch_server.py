@@ -43,9 +43,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from anthropic_server import tool_use
-from local_server import LocalServer
 from rubricjudge._judges._fake import fake_reply_for_schema
+from tests.support.anthropic_server import tool_use
+from tests.support.local_server import LocalServer
 
 __all__ = ["AnthropicBatchServer"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from local_server import LocalServer
+from tests.support.local_server import LocalServer
 
 __all__ = ["AnthropicServer", "Error", "Recorded", "message", "tool_use"]
 

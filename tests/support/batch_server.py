@@ -45,9 +45,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from chat_server import Reply, _completion, schema_of
-from local_server import LocalServer
 from rubricjudge._judges._fake import fake_reply_for_schema
+from tests.support.chat_server import Reply, _completion, schema_of
+from tests.support.local_server import LocalServer
 
 __all__ = ["BatchServer"]
 

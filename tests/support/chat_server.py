@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from local_server import LocalServer
 from rubricjudge._judges._fake import fake_reply_for_schema
+from tests.support.local_server import LocalServer
 
 __all__ = ["ChatServer", "RecordedRequest", "Reply", "schema_of"]
 

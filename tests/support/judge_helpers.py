@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from chat_server import ChatServer
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._judges._reliable import ReliableJudge
+from tests.support.chat_server import ChatServer
 
 SECRET = "sk-test-SECRET-do-not-store-123"
 

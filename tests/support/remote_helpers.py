@@ -6,9 +6,9 @@ import hashlib
 import re
 from typing import Any
 
-from chat_server import Reply, schema_of
 from rubricjudge._datasets import DataItem, RubricDataset
 from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
+from tests.support.chat_server import Reply, schema_of
 
 PAIR = re.compile(r"SUBMISSION-(\d+).*REQUIREMENT-(\d+)", re.DOTALL)
 

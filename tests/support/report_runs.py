@@ -13,7 +13,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-from helpers import sky_rubric
 from rubricjudge import Criterion, JudgeError, Rubric, RubricDataset
 from rubricjudge._calibration import Calibration, CalibrationGroup
 from rubricjudge._graders import CriterionGrader
@@ -21,6 +20,7 @@ from rubricjudge._graders._ensemble import JudgeSpec
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
 from rubricjudge._runs import evaluate_sync
+from tests.support.helpers import sky_rubric
 
 HOSTILE = "</script><img src=x onerror=\"document.title='pwned'\"><!-- <b>bold</b>"
 PRICE = "price <i>$5</i>-$10"  # HTML for the page and mathtext for matplotlib: both text

@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from chat_server import Reply, schema_of
 from rubricjudge import JudgeError
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import fake_reply_for_schema
+from tests.support.chat_server import Reply, schema_of
 
 FRUIT_RUBRIC = """\
 format: rubricjudge/1
