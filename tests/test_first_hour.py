@@ -108,7 +108,7 @@ def test_gate_reads_both_runs_labels_from_dataset(
 ) -> None:
     import json
 
-    from tests.calibration.test_calibrate_cli import labelled
+    from tests.support.calibration_helpers import labelled
 
     data = labelled(tmp_path, n=12)
     blank = tmp_path / "blank.json"

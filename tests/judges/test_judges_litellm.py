@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-import textwrap
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +11,8 @@ import pytest
 from rubricjudge import ConfigError, JudgeError
 from rubricjudge._judges._base import JudgeConfig, JudgeRequest
 from rubricjudge._judges._registry import get_judge
+from tests.support.litellm_stand_in import HAS_LITELLM, reply
 
-HAS_LITELLM = importlib.util.find_spec("litellm") is not None
 SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string"}}}
 
 
@@ -39,46 +35,6 @@ def test_import_rubricjudge_never_imports_optional_sdks() -> None:
 def test_missing_extra_gives_the_install_hint() -> None:
     with pytest.raises(ConfigError, match=r"pip install 'rubricjudge\[litellm\]'"):
         get_judge("litellm/gemini/gemini-2.0-flash")
-
-
-# A stand-in for the litellm package's public surface (``acompletion`` and an
-# exception class), so the adapter's mapping is tested without the real SDK.
-STAND_IN = """
-CALLS = []
-SCRIPT = []
-
-class BadRequestError(Exception):
-    status_code = 400
-
-class RateLimitError(Exception):
-    status_code = 429
-
-async def acompletion(**params):
-    CALLS.append(params)
-    reply = SCRIPT.pop(0)
-    if isinstance(reply, Exception):
-        raise reply
-    return reply
-"""
-
-
-@pytest.fixture
-def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    (tmp_path / "litellm.py").write_text(textwrap.dedent(STAND_IN))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "litellm", raising=False)
-    import litellm
-
-    yield litellm
-    sys.modules.pop("litellm", None)
-
-
-def reply(content: str, finish: str = "stop") -> dict[str, object]:
-    return {
-        "model": "gemini-2.0-flash",
-        "choices": [{"message": {"content": content}, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15},
-    }
 
 
 @pytest.mark.skipif(HAS_LITELLM, reason="the real litellm is installed")

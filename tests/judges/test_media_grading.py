@@ -20,10 +20,10 @@ from rubricjudge._judges._base import JudgeConfig
 from rubricjudge._judges._media import MediaBudget
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._submission import to_submission
-from tests.judges.test_judges_litellm import HAS_LITELLM, stand_in  # noqa: F401 - the fixture
-from tests.judges.test_judges_litellm import reply as litellm_reply
 from tests.support.anthropic_server import AnthropicServer, tool_use
 from tests.support.chat_server import ChatServer, Reply
+from tests.support.litellm_stand_in import HAS_LITELLM
+from tests.support.litellm_stand_in import reply as litellm_reply
 from tests.support.media_helpers import pdf, png
 
 RED = png(4, 3, (255, 0, 0))
@@ -535,7 +535,7 @@ def test_a_reference_with_an_image_is_shown_before_the_submission_s(
 
 
 @pytest.mark.skipif(HAS_LITELLM, reason="the real litellm is installed")
-async def test_litellm_gets_openai_content_parts(stand_in: Any) -> None:  # noqa: F811
+async def test_litellm_gets_openai_content_parts(stand_in: Any) -> None:
     from rubricjudge._judges._base import JudgeRequest
     from rubricjudge._judges._litellm import LiteLLMJudge
 

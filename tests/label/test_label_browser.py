@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.report.test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.support.browser import ARTEFACTS, CHROMIUM, FLAGS, needs_chromium
 from tests.support.label_helpers import (
     UNSURE,
     LabelServer,
@@ -26,10 +26,7 @@ from tests.support.label_helpers import (
 )
 from tests.support.report_runs import HOSTILE
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not REQUIRED,
-    reason="Debian's chromium is not installed (apt-get install chromium; CI installs it)",
-)
+pytestmark = needs_chromium
 
 KEYS = {"cause": "y", "brief": "n", "error": "n", "clarity": "3"}
 STORED = {"cause": "MET", "brief": "UNMET", "error": "UNMET", "clarity": "great"}

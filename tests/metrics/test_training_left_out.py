@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rubricjudge._cli.main import main
-from tests.calibration.test_calibrate_cli import biased, labelled
+from tests.support.calibration_helpers import biased, labelled
 from tests.support.chat_server import ChatServer
 
 

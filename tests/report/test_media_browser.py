@@ -16,14 +16,11 @@ from typing import Any
 import pytest
 
 from rubricjudge._cli.main import main
-from tests.report.test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.support.browser import ARTEFACTS, CHROMIUM, FLAGS, needs_chromium
 from tests.support.label_helpers import LabelServer
 from tests.support.media_helpers import pdf, png
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not REQUIRED,
-    reason="Debian's chromium is not installed (apt-get install chromium; CI installs it)",
-)
+pytestmark = needs_chromium
 
 HOSTILE_NAME = "<img src=x onerror=document.title='owned'>.png"
 BIG = png(600, 300, lambda x, y: (255, 0, 0) if x < 300 else (0, 0, 255))

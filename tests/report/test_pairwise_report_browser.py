@@ -10,13 +10,10 @@ from typing import Any
 import pytest
 
 from rubricjudge._cli.main import main
-from tests.report.test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, REQUIRED
+from tests.support.browser import ARTEFACTS, CHROMIUM, FLAGS, needs_chromium
 from tests.support.pairwise_helpers import write_pairs
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not REQUIRED,
-    reason="Debian's chromium is not installed (apt-get install chromium; CI installs it)",
-)
+pytestmark = needs_chromium
 
 HOSTILE = "<img src=x onerror=\"document.title='pwned'\">"
 

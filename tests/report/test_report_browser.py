@@ -9,8 +9,6 @@ them. Screenshots land in ``$RUBRICJUDGE_TEST_ARTEFACTS`` (default ``test-artefa
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,26 +17,10 @@ import pytest
 
 from rubricjudge import RunResult
 from rubricjudge._cli.main import main
+from tests.support.browser import ARTEFACTS, CHROMIUM, FLAGS, Page, needs_chromium
 from tests.support.report_runs import HOSTILE, ensemble_run, trust_run
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-REQUIRED = bool(os.environ.get("CI") or os.environ.get("RUBRICJUDGE_REQUIRE_BROWSER"))
-ARTEFACTS = Path(os.environ.get("RUBRICJUDGE_TEST_ARTEFACTS", "test-artefacts"))
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not REQUIRED,
-    reason="Debian's chromium is not installed (apt-get install chromium; CI installs it)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
@@ -84,29 +66,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory, runs: Any, long_report: An
             yield context
         finally:
             context.close()
-
-
-class Page:
-    """A page with its console errors collected."""
-
-    def __init__(self, context: Any, url: str) -> None:
-        self.errors: list[str] = []
-        self.page = context.new_page()
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.goto(url)
-
-    def shown_ids(self) -> list[str]:
-        ids: list[str] = self.page.eval_on_selector_all(
-            "#items tbody tr", "rows => rows.map(r => r.dataset.id)"
-        )
-        return ids
-
-    def column(self, index: int) -> list[str]:
-        cells: list[str] = self.page.eval_on_selector_all(
-            f"#items tbody tr td:nth-child({index})", "cells => cells.map(c => c.textContent)"
-        )
-        return cells
 
 
 @pytest.fixture

@@ -16,11 +16,13 @@ import pytest
 from rubricjudge import Rubric, RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge.conversations import PAGE_CSS, render_for_page
-from tests.report.test_report_browser import ARTEFACTS, CHROMIUM, FLAGS, Page, pytestmark  # noqa: F401
+from tests.support.browser import ARTEFACTS, CHROMIUM, FLAGS, Page, needs_chromium
 from tests.support.trajectories import OPENAI, SECRET_ARGUMENT, SECRET_RESULT
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 HOSTILE = "<script>document.title='owned'</script><img src=x onerror=\"document.title='owned'\">"
+
+pytestmark = needs_chromium
 
 
 def _dataset() -> RubricDataset:
