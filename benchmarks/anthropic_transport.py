@@ -29,12 +29,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
+ROOT = Path(__file__).resolve().parent.parent  # the repository root: tests.support imports from it
 SERVER = f"""
 import asyncio, json, sys, threading
-sys.path.insert(0, {str(TESTS)!r})
+sys.path.insert(0, {str(ROOT)!r})
 from aiohttp import web
-from anthropic_server import tool_use
+from tests.support.anthropic_server import tool_use
 
 async def messages(request):
     body = await request.json()

@@ -1,7 +1,7 @@
 """Batch throughput: judgments per second against a scripted OpenAI-compatible server.
 
 Grades N items x 5 criteria with the per-criterion grader and a run directory
-(every judgment committed to SQLite), against ``tests/chat_server.py`` answering
+(every judgment committed to SQLite), against ``tests/support/chat_server.py`` answering
 each request after a fixed delay, and prints achieved judgments per second over
 the ideal (concurrency / delay) and the peak memory growth of the run. Each size
 runs in a fresh process so peak memory is per size.
@@ -46,9 +46,9 @@ def _rss_kib() -> int:
 
 def serve(delay: float) -> None:
     """Run the chat server (in its own process, so it does not share our GIL)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from chat_server import ChatServer, Reply, schema_of
+    sys.path.insert(0, str(ROOT))
     from rubricjudge._judges._fake import fake_reply_for_schema
+    from tests.support.chat_server import ChatServer, Reply, schema_of
 
     server = ChatServer().start()
     server.handler = lambda body: Reply.json(
@@ -69,7 +69,7 @@ def probe_server(url: str, concurrency: int, requests: int, server_pid: int) -> 
     """The server alone: raw keep-alive POSTs over ``concurrency`` sockets, no SDK."""
     from urllib.parse import urlparse
 
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT))
     from rubricjudge._graders._criterion_prompts import criterion_schema
     from rubricjudge._model._rubric import Criterion
 

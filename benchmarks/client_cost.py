@@ -1,7 +1,7 @@
 """Client cost per judgment: rubricjudge beside bare aiohttp, the openai SDK and autorubric.
 
 Issue 39's table, as ratios measured in one run. A scripted OpenAI-compatible server
-(``tests/chat_server.py``, in its own process, answering every request with a reply
+(``tests/support/chat_server.py``, in its own process, answering every request with a reply
 valid for its schema) takes the same judge calls from:
 
 - ``evaluate``: the ``evaluate`` API, the per-criterion grader with ``openai/bench``,

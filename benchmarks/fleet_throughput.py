@@ -1,6 +1,6 @@
 """Fleet throughput: one judge over 1, 2 and 3 OpenAI-compatible servers, side by side.
 
-Each server is ``tests/chat_server.py`` in its own process, modelling one GPU box:
+Each server is ``tests/support/chat_server.py`` in its own process, modelling one GPU box:
 it answers after ``--delay`` (50 ms) and works on at most ``--slots`` (8) requests at
 once, queueing the rest, so one server can give at most slots / delay judgments a
 second and a fleet of N servers N times that. The judge is ``openai/bench`` with
@@ -34,9 +34,9 @@ CRITERIA = 5
 
 def serve(delay: float, slots: int) -> None:
     """Run one chat server with ``slots`` request slots (in its own process)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from chat_server import ChatServer, Reply, schema_of
+    sys.path.insert(0, str(ROOT))
     from rubricjudge._judges._fake import fake_reply_for_schema
+    from tests.support.chat_server import ChatServer, Reply, schema_of
 
     gate = threading.Semaphore(slots)
 

@@ -1,6 +1,6 @@
 """``rubricjudge grade`` beside ``rubricjudge evaluate``: calls per second, same server, one run.
 
-Both commands run as real subprocesses against ``tests/chat_server.py`` (in its own
+Both commands run as real subprocesses against ``tests/support/chat_server.py`` (in its own
 process) with the OpenAI judge: N items x 1 criterion, each with the response cache
 on (a fresh file) and off. Issue 16 measured, before the two shared an engine,
 ``grade`` at 937 calls/s for 1,000 items and 624 for 10,000 against an instant

@@ -22,11 +22,11 @@ import sys
 import time
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
+ROOT = Path(__file__).resolve().parent.parent  # the repository root: tests.support imports from it
 SERVER = f"""
 import sys, time
-sys.path.insert(0, {str(TESTS)!r})
-from chat_server import ChatServer
+sys.path.insert(0, {str(ROOT)!r})
+from tests.support.chat_server import ChatServer
 s = ChatServer().start()
 print(s.base_url, flush=True)
 sys.stdin.read()

@@ -1,7 +1,7 @@
 """Ray throughput: judgments per second with 1 and 2 Ray actors beside one process.
 
 Grades N items x 5 criteria with the per-criterion grader against
-``tests/chat_server.py`` answering each request after ``--delay`` (50 ms), run in
+``tests/support/chat_server.py`` answering each request after ``--delay`` (50 ms), run in
 its own process, and prints side by side, in one run:
 
 - ``evaluate`` in this process (``--concurrency`` items at once), with a run directory;
@@ -40,9 +40,9 @@ CRITERIA = 5
 
 def serve(delay: float) -> None:
     """Run the chat server (in its own process, so it shares no GIL with the driver)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from chat_server import ChatServer, Reply, schema_of
+    sys.path.insert(0, str(ROOT))
     from rubricjudge._judges._fake import fake_reply_for_schema
+    from tests.support.chat_server import ChatServer, Reply, schema_of
 
     server = ChatServer().start()
     server.handler = lambda body: Reply.json(

@@ -1,6 +1,6 @@
 """Reward throughput: rollouts graded per second by ``serve``'s /get_reward and by RubricReward.
 
-A 6-criterion rubric; the judge is ``openai/bench`` against ``tests/chat_server.py``
+A 6-criterion rubric; the judge is ``openai/bench`` against ``tests/support/chat_server.py``
 answering every call after ``--delay`` (50 ms), each in its own process; the
 judge makes at most ``--concurrency`` (64) calls at once and the response cache is
 off, so every rollout costs 6 real calls. The ideal is concurrency / delay judge
@@ -51,9 +51,9 @@ def _rss_mib(pid: int | None = None) -> float:
 
 def serve_chat(delay: float) -> None:
     """Run the chat server (own process, so it does not share our GIL)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from chat_server import ChatServer, Reply, schema_of
+    sys.path.insert(0, str(ROOT))
     from rubricjudge._judges._fake import fake_reply_for_schema
+    from tests.support.chat_server import ChatServer, Reply, schema_of
 
     server = ChatServer().start()
     server.handler = lambda body: Reply.json(

@@ -60,7 +60,7 @@ def test_no_note_with_a_calibration(rubric: Path, capsys: pytest.CaptureFixture[
 def test_pairwise_that_only_ties_says_so_and_what_to_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pairwise_helpers import RUBRIC_YAML, write_pairs
+    from tests.support.pairwise_helpers import RUBRIC_YAML, write_pairs
 
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(RUBRIC_YAML)
@@ -108,7 +108,7 @@ def test_gate_reads_both_runs_labels_from_dataset(
 ) -> None:
     import json
 
-    from test_calibrate_cli import labelled
+    from tests.support.calibration_helpers import labelled
 
     data = labelled(tmp_path, n=12)
     blank = tmp_path / "blank.json"

@@ -22,7 +22,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chat_server import ChatServer, Reply, schema_of
 from rubricjudge import Criterion, CriterionOption, Rubric, RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge._errors import RewardError, RubricAssertionError
@@ -33,7 +32,8 @@ from rubricjudge._model._rubric import CriterionVerdict
 from rubricjudge._model._scoring import ScoringPolicy, finalize, judge_failures
 from rubricjudge._rewards import RubricReward
 from rubricjudge._server import FileSource, ServerSettings, create_app
-from served import TOKEN, Served
+from tests.support.chat_server import ChatServer, Reply, schema_of
+from tests.support.served import TOKEN, Served
 
 ROOT = Path(__file__).resolve().parent.parent
 SKY = ROOT / "examples" / "native" / "why_sky_blue.yaml"
@@ -460,8 +460,8 @@ def test_reports_stored_before_the_rule_are_read_without_their_score(
 def test_gate_counts_items_the_new_run_never_graded_as_missing_not_failed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import gate_runs
     from rubricjudge._runs import evaluate_sync
+    from tests.support import gate_runs
 
     base = gate_runs.run_dir(tmp_path / "base", 30, seed=1)
     ds = gate_runs.dataset(30, seed=2)

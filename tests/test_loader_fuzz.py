@@ -270,7 +270,7 @@ def test_any_grade_input_reads_or_names_the_line(rows: list[Any]) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, httpx.Client]]:
-    from test_server import Served
+    from tests.support.served import Served
 
     rubrics = tmp_path_factory.mktemp("served")
     (rubrics / "r.yaml").write_text(

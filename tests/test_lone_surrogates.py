@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from label_helpers import LabelServer, rubric
 from rubricjudge import RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge._runs._store import DB_NAME
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.label_helpers import LabelServer, rubric
 
 HALF = "\ud83d"  # the first half of 😀, as JavaScript's slice leaves it
 RUBRIC = """\

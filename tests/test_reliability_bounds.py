@@ -131,7 +131,7 @@ def rubrics(tmp_path: Path) -> Path:
 
 
 def _served(rubrics: Path, judge: Any, **kw: Any) -> Any:
-    from test_server import Served
+    from tests.support.served import Served
 
     settings = ServerSettings(
         source=DirectorySource(rubrics), grader=CriterionGrader(judge=judge), token=TOKEN, **kw

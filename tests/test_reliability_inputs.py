@@ -29,7 +29,7 @@ TOKEN = "reliability-token-0123456789"
 
 
 def _superscript_reply(body: Any) -> Any:
-    from chat_server import Reply
+    from tests.support.chat_server import Reply
 
     return Reply.json({"reason": "x", "option": "²", "answer": "²"})
 
@@ -72,7 +72,7 @@ class _Server:
     """The scoring server on a free loopback port (uvicorn in a thread)."""
 
     def __init__(self, directory: Path, judge: Any, **settings: Any) -> None:
-        from test_server import Served
+        from tests.support.served import Served
 
         app = create_app(
             ServerSettings(

@@ -334,8 +334,8 @@ def _verdict_rubric() -> list[Criterion]:
 
 
 def test_a_rejected_reply_is_neither_cached_nor_replayed(chat_server: Any, tmp_path: Path) -> None:
-    from chat_server import Reply
     from rubricjudge._judges._registry import get_judge
+    from tests.support.chat_server import Reply
 
     chat_server.script(Reply.json({"answer": "maybe"}))
     chat_server.handler = lambda body: Reply.json({"answer": "yes"})
@@ -438,8 +438,8 @@ async def test_evaluate_refuses_a_run_directory_in_use(tmp_path: Path) -> None:
     ],
 )
 def test_bad_usage_is_unknown_usage_and_the_verdict_stands(chat_server: Any, usage: Any) -> None:
-    from chat_server import Reply
     from rubricjudge._judges._registry import get_judge
+    from tests.support.chat_server import Reply
 
     chat_server.handler = lambda body: Reply.json({"answer": "yes"}, usage_json=usage)
     judge = get_judge("openai/u", base_url=chat_server.base_url, cache=False)

@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
         "their labels only, how the judge's token probabilities map to verdicts. Write the "
         "calibration for `grade --calibration` and `evaluate --calibration`.",
         # the numbers of _calibration._train (which loads numpy: not at --help);
-        # tests/test_calibrate_cli.py checks that they agree
+        # tests/calibration/test_calibrate_cli.py checks that they agree
         epilog="Labels needed: a group (every criterion with a positive weight; every "
         "penalty; multi-choice criteria of one kind) is fitted once the training items "
         "carry at least 20 of its labels with at least 5 of each of two answers (MET and "

@@ -1,0 +1,1 @@
+"""Scripted judge servers, data builders and other helpers the tests share."""
