@@ -232,6 +232,24 @@ def compare_orders(rc: dict[int, dict[str, list[Judged]]], ns: Sequence[int], re
             print(draws_row(f"{name:12}", n, runs))
 
 
+def load(folder: str | None, select: str, n_max: int) -> dict[int, dict[str, list[Judged]]]:
+    """RiceChem's judged answers that carry every block, by question and split.
+
+    ``select="any"`` (a partial run) makes every judged answer a pool to draw labels from;
+    questions with no more than ``n_max`` judged train answers are left out.
+    """
+    merge_parts()
+    rc = load_ricechem(ricechem_dir(folder), None, True)
+    for q in rc:
+        for part in ("train", "test"):
+            rc[q][part] = [c for c in rc[q][part] if c.features and len(c.features) > 4000]
+        if select == "any":
+            rc[q]["train"] = rc[q]["train"] + rc[q]["test"]
+    rc = {q: v for q, v in rc.items() if len({c.item for c in v["train"]}) > n_max}
+    print("questions with enough judged answers:", ", ".join(f"q{q}" for q in rc))
+    return rc
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ricechem")
@@ -244,15 +262,7 @@ def main() -> None:
         "--orders", action="store_true", help="which answers to label first: the orders compared"
     )
     args = ap.parse_args()
-    merge_parts()
-    rc = load_ricechem(ricechem_dir(args.ricechem), None, True)
-    for q in rc:
-        for part in ("train", "test"):
-            rc[q][part] = [c for c in rc[q][part] if c.features and len(c.features) > 4000]
-        if args.select == "any":  # a partial run: every judged answer is a pool to draw from
-            rc[q]["train"] = rc[q]["train"] + rc[q]["test"]
-    rc = {q: v for q, v in rc.items() if len({c.item for c in v["train"]}) > max(args.n)}
-    print("questions with enough judged answers:", ", ".join(f"q{q}" for q in rc))
+    rc = load(args.ricechem, args.select, max(args.n))
     if args.no_labels:
         no_labels(rc, ["train"] if args.select != "test" else ["test"])
         return
