@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._graders._prompts import (
     ABSENT,
     PRESENT,
@@ -176,8 +176,8 @@ async def _calibrated(
 ) -> Any:
     from _agreement_data import collect_samples
 
-    from rubricjudge._calibration import fit_groups
     from rubricjudge._calibration._model import Calibration
+    from rubricjudge._calibration._train import fit_groups
 
     grader = CriterionGrader("local", verdict_method=method, evidence="off", calibration=None)
     progress(f"  fitting a calibration on {len(dev)} dev cases")

@@ -20,10 +20,10 @@ import httpx
 
 from report_runs import HOSTILE
 from rubricjudge import Criterion, CriterionOption, Rubric, RubricDataset
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
-from rubricjudge._runs import evaluate_sync
+from rubricjudge._runs._evaluate import evaluate_sync
 
 # the judge's confidence on item N (others: 0.97); the least sure first: 7, 3, 10
 UNSURE = {7: 0.51, 3: 0.56, 10: 0.62, 5: 0.7}

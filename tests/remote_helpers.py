@@ -7,7 +7,8 @@ import re
 from typing import Any
 
 from chat_server import Reply, schema_of
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
 
 PAIR = re.compile(r"SUBMISSION-(\d+).*REQUIREMENT-(\d+)", re.DOTALL)

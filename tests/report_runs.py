@@ -15,12 +15,12 @@ from typing import Any
 
 from helpers import sky_rubric
 from rubricjudge import Criterion, JudgeError, Rubric, RubricDataset
-from rubricjudge._calibration import Calibration, CalibrationGroup
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._calibration._model import Calibration, CalibrationGroup
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._graders._ensemble import JudgeSpec
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
-from rubricjudge._runs import evaluate_sync
+from rubricjudge._runs._evaluate import evaluate_sync
 
 HOSTILE = "</script><img src=x onerror=\"document.title='pwned'\"><!-- <b>bold</b>"
 PRICE = "price <i>$5</i>-$10"  # HTML for the page and mathtext for matplotlib: both text

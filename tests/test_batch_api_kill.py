@@ -25,7 +25,8 @@ import pytest
 
 from anthropic_batch_server import AnthropicBatchServer
 from batch_server import BatchServer
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._model._rubric import Criterion, Rubric
 
 CRITERIA = 3

@@ -18,7 +18,7 @@ from chat_server import ChatServer, Reply
 from rubricjudge import Criterion, CriterionVerdict, Rubric
 from rubricjudge._calibration._model import criterion_id
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._registry import get_judge
 
 MET, UNMET = CriterionVerdict.MET, CriterionVerdict.UNMET
@@ -148,7 +148,7 @@ def test_calibrate_refuses_too_few_labels_or_no_probabilities(
 def test_grade_dry_run_estimates_the_cascade(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rubricjudge._calibration import Calibration, CalibrationGroup
+    from rubricjudge._calibration._model import Calibration, CalibrationGroup
 
     rubric = tmp_path / "r.yaml"
     rubric.write_text("- name: a\n  weight: 1\n  requirement: States A\n")

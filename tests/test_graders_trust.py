@@ -18,8 +18,8 @@ from rubricjudge import (
     JudgeError,
     Rubric,
 )
-from rubricjudge._calibration import Calibration, CalibrationGroup
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._calibration._model import Calibration, CalibrationGroup
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
 

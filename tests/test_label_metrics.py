@@ -17,8 +17,8 @@ from sklearn.metrics import cohen_kappa_score
 from label_helpers import grade_run, write_dataset
 from rubricjudge import RubricDataset
 from rubricjudge._cli.main import main
-from rubricjudge._metrics import compute_metrics
-from rubricjudge._runs import RunResult
+from rubricjudge._metrics._compute import compute_metrics
+from rubricjudge._runs._result import RunResult
 
 ANA = ["MET", "MET", "UNMET", "MET", "UNMET", "MET", "MET", "UNMET", "MET", "UNMET"]
 BEN = ["MET", "UNMET", "UNMET", "MET", "UNMET", "MET", "UNMET", "UNMET", "MET", "MET"]

@@ -9,7 +9,7 @@ import pytest
 
 from media_helpers import pdf, png
 from rubricjudge import Rubric
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._model._media import MediaPart
 from rubricjudge.errors import RubricError
 

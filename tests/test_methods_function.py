@@ -10,7 +10,8 @@ import pytest
 
 from helpers import graded_levels
 from rubricjudge import ConfigError, Criterion, CriterionOption, CriterionVerdict, ScoringMethod
-from rubricjudge._methods import FunctionRegistry, FunctionResult, run_method
+from rubricjudge._methods._functions import FunctionRegistry, FunctionResult
+from rubricjudge._methods._run import run_method
 
 LEVELS = graded_levels("Fewer than 3", "3 to 9", "10 or more")
 

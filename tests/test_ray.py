@@ -25,7 +25,7 @@ import pytest
 from chat_server import ChatServer, Reply
 from remote_helpers import answer, dataset, pair, rubric, user_text
 from rubricjudge import GraderSpec
-from rubricjudge._runs import evaluate_sync
+from rubricjudge._runs._evaluate import evaluate_sync
 
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("RUBRICJUDGE_REQUIRE_RAY"))
 try:

@@ -15,15 +15,15 @@ import pytest
 from registry_backends import BACKENDS, database_url
 from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric
 from rubricjudge._cli.main import main
-from rubricjudge._registry import (
+from rubricjudge._registry._migrations import MIGRATIONS
+from rubricjudge._registry._open import open_database
+from rubricjudge._registry._records import (
     RubricNotFound,
-    RubricRegistry,
     VersionConflict,
     canonical_json,
     content_hash,
-    open_database,
 )
-from rubricjudge._registry._migrations import MIGRATIONS
+from rubricjudge._registry._store import RubricRegistry
 
 
 @pytest.fixture(params=BACKENDS)

@@ -17,7 +17,7 @@ from reward_helpers import fruit_reply, write_rubric
 from rubricjudge._cli.cmd_serve import server_settings
 from rubricjudge._cli.main import build_parser
 from rubricjudge._errors import ConfigError
-from rubricjudge._server import create_app
+from rubricjudge._server._app import create_app
 from served import Served
 
 ROLLOUTS = ["apples", "nothing"]  # 4 criteria judged; 3 UNMET cost points

@@ -19,11 +19,13 @@ import pytest
 
 from chat_server import ChatServer
 from reward_helpers import fruit_reply, keyword_judge, write_rubric
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._rewards._text import response_of
-from rubricjudge._server import DirectorySource, FileSource, ServerSettings, create_app
+from rubricjudge._server._app import create_app
 from rubricjudge._server._logs import RedactToken, redact
+from rubricjudge._server._settings import ServerSettings
+from rubricjudge._server._sources import DirectorySource, FileSource
 from served import TOKEN, Served
 
 PROMPT = "<|im_start|>user\nName some fruit.<|im_end|>\n<|im_start|>assistant\n"

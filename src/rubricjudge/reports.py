@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-from ._model import (
+from ._model._group import GroupReport, ListwiseAnswer, TieBreak
+from ._model._pairwise import CriterionPreference, OrderAnswer, PairwiseReport
+from ._model._pairwise_stats import PairwiseStats
+from ._model._reports import (
     CalibrationRecord,
-    CannotAssessStrategy,
-    CriterionPreference,
     CriterionReport,
     Escalation,
     EvaluationReport,
     EvidenceCheck,
-    GroupReport,
     JudgeVote,
-    ListwiseAnswer,
     MetricResult,
     OptionSelection,
-    OrderAnswer,
-    PairwiseReport,
-    PairwiseStats,
     RelationRecord,
     ScaleScore,
-    ScoringPolicy,
     SectionScore,
-    Stability,
-    TieBreak,
     TokenUsage,
 )
+from ._model._scoring import CannotAssessStrategy, ScoringPolicy
+from ._model._stability import Stability
 
 __all__ = [
     "CalibrationRecord",

@@ -489,7 +489,7 @@ async def refine_rubric(
         ConfigError: labels that do not fit the rubric, or too few to split.
         RunError: the judge failed; nothing is returned.
     """
-    from .._graders import CriterionGrader
+    from .._graders._criterion import CriterionGrader
     from .._judges._registry import get_judge
 
     say = log or (lambda _line: None)

@@ -52,7 +52,7 @@ def batch_options(args: argparse.Namespace) -> Any:
         ConfigError: a batch flag without ``--batch-api``, or ``--batch-api`` without
             ``--run-dir``.
     """
-    from .._runs import BatchOptions
+    from .._runs._batch_run import BatchOptions
 
     if not getattr(args, "batch_api", False):  # a Namespace made in Python may lack them
         if (

@@ -70,7 +70,7 @@ def load_dataset_arg(spec: str, args: argparse.Namespace | None = None) -> Any:
             "holds its rubric"
         )
     if spec.startswith(EXAMPLE_PREFIX):
-        from .._datasets import load_example_dataset
+        from .._datasets._examples import load_example_dataset
 
         return load_example_dataset(spec[len(EXAMPLE_PREFIX) :])
     if not Path(spec).is_file():
@@ -79,7 +79,7 @@ def load_dataset_arg(spec: str, args: argparse.Namespace | None = None) -> Any:
             f"{EXAMPLE_PREFIX}llm_rubric_microsoft or a Hugging Face dataset (a save_to_disk "
             "folder, .parquet, .arrow, hf:NAME)"
         )
-    from .._datasets import RubricDataset
+    from .._datasets._io import RubricDataset
 
     return RubricDataset.from_file(spec)
 

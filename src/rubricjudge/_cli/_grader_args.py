@@ -85,7 +85,7 @@ def conversation_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _judge_specs(args: argparse.Namespace) -> list[Any]:
-    from .._graders import JudgeSpec
+    from .._graders._ensemble import JudgeSpec
     from .._judges._spec import weighted_specs
 
     if not args.judges:

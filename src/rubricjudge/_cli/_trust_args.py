@@ -138,7 +138,7 @@ def cascade_estimate(args: argparse.Namespace, grader: Any, calls: int, tokens: 
     """
     if not getattr(args, "escalate_to", None) or not hasattr(grader, "members"):
         return None
-    from .._calibration import Calibration
+    from .._calibration._model import Calibration
     from .._judges._cost import estimate_cost
 
     calibration = getattr(grader, "calibration", None)

@@ -109,7 +109,7 @@ def _read_ids(path: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge calibrate``."""
-    from .._graders import CriterionGrader
+    from .._graders._criterion import CriterionGrader
     from .._runs._calibrate import calibrate
 
     if args.resume and not args.run_dir:

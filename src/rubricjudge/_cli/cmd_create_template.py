@@ -198,7 +198,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the skeleton, check it loads, and write it."""
-    from .._formats import load_data
+    from .._formats._load import load_data
     from .._formats._text import dump_kind, render, write_text
 
     if args.format == "native":

@@ -68,7 +68,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge draft``."""
-    from .._authoring import draft_rubric
+    from .._authoring._draft import draft_rubric
     from .._judges._registry import get_judge
 
     out = Path(args.output)

@@ -213,7 +213,7 @@ def _write_reports(result: Any, path: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge evaluate``."""
-    from .._runs import evaluate_sync
+    from .._runs._evaluate import evaluate_sync
 
     if args.resume and not args.run_dir:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")

@@ -111,7 +111,7 @@ def _with_dataset(path: str, flag: str, dataset: Any) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge gate``."""
-    from .._metrics import gate_runs
+    from .._metrics._gate import gate_runs
 
     try:
         baseline: Any = args.baseline

@@ -153,7 +153,7 @@ def register(subparsers: Any) -> None:
 def _load_rubric(path: str) -> Rubric:
     if not Path(path).is_file():
         raise ConfigError(f"rubric file {path!r} not found")
-    from .._formats import load_file
+    from .._formats._load import load_file
 
     rubric: Rubric = load_file(path)
     return rubric

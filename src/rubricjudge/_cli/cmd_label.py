@@ -97,9 +97,11 @@ def _confident(judged: Any) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge label``."""
-    from .._label import LabelSettings, LabelStore, order_items, serve_labels
+    from .._label._app import LabelSettings
     from .._label._judged import read_run
-    from .._label._run import bind, loopback_hosts
+    from .._label._order import order_items
+    from .._label._run import bind, loopback_hosts, serve_labels
+    from .._label._store import LabelStore
     from .._server._run import is_loopback, loopback_or_token
     from ._dataset_arg import EXAMPLE_PREFIX
 

@@ -134,9 +134,9 @@ def _pairwise(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge metrics``."""
-    from .._metrics import compute_metrics
+    from .._metrics._compute import compute_metrics
     from .._model._flips import FlipTally
-    from .._runs import RunResult
+    from .._runs._result import RunResult
 
     if Path(args.run_dir).is_file():
         return _pairwise(args)
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
 
         exclude.update(_read_ids(args.exclude_ids))
     if args.calibration:
-        from .._calibration import Calibration
+        from .._calibration._model import Calibration
 
         exclude.update(Calibration.load(args.calibration).train_ids)
     training = [] if args.include_training else _run_training_ids(Path(args.run_dir))

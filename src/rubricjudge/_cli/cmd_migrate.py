@@ -75,7 +75,7 @@ def _target(args: argparse.Namespace, src: Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Migrate, report the changes, check and write."""
-    from .._formats import load_data
+    from .._formats._load import load_data
     from .._formats._migrate import migrate_openrubricrl
     from .._formats._text import dump_kind, read_source, render, write_text
 

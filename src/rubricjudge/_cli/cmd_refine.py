@@ -130,8 +130,7 @@ def _table(result: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge refine``."""
-    from .._authoring import refine_rubric
-    from .._authoring._refine import _bump_minor
+    from .._authoring._refine import _bump_minor, refine_rubric
     from .._judges._registry import get_judge
     from .._outfile import write_output
 
@@ -186,7 +185,8 @@ def run(args: argparse.Namespace) -> int:
     write_new_rubric(result.rubric, out, "-o")
     print(f"wrote version {result.rubric.version} -> {out}")
     if args.registry:
-        from .._registry import RubricNotFound, RubricRegistry
+        from .._registry._records import RubricNotFound
+        from .._registry._store import RubricRegistry
 
         registry = RubricRegistry(args.registry)
         try:

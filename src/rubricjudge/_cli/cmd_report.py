@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge report``."""
-    from .._report import write_report
+    from .._report._write import write_report
 
     out = write_report(
         args.source,

@@ -103,7 +103,7 @@ def _read_verdicts(path: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Score the verdicts and print the result."""
-    from .._formats import load_file
+    from .._formats._load import load_file
 
     try:
         policy = ScoringPolicy(

@@ -110,7 +110,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the settings, then serve until interrupted."""
-    from .._server import serve
+    from .._server._run import serve
 
     settings = server_settings(args)
     auth = "bearer token" if settings.token else "no authentication (loopback only)"
@@ -122,9 +122,10 @@ def run(args: argparse.Namespace) -> int:
 
 def server_settings(args: argparse.Namespace) -> Any:
     """The :class:`ServerSettings` the flags ask for (checked; nothing is served yet)."""
-    from .._graders import CriterionGrader
-    from .._server import DirectorySource, FileSource, RegistrySource, ServerSettings
+    from .._graders._criterion import CriterionGrader
     from .._server._run import auth_token
+    from .._server._settings import ServerSettings
+    from .._server._sources import DirectorySource, FileSource, RegistrySource
 
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port {args.port!r} is not a TCP port (1-65535)")

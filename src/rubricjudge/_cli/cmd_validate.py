@@ -8,7 +8,8 @@ import sys
 from typing import Any
 
 from .._errors import RubricError, RubricJudgeError
-from .._formats import FORMATS, check_data
+from .._formats._detect import FORMATS
+from .._formats._load import check_data
 from .._formats._text import read_source
 
 __all__ = ["register", "run"]
@@ -80,7 +81,7 @@ def _check_data(path: str) -> str:
         with file.open(encoding="utf-8") as f:
             submissions = [it.submission for it in iter_items(f, path, path)]
     else:
-        from .._datasets import RubricDataset
+        from .._datasets._io import RubricDataset
 
         dataset = RubricDataset.from_file(file)
         submissions = [it.submission for it in dataset.items]

@@ -35,7 +35,7 @@ from typing import Any, cast
 import yaml
 
 from .._errors import ConfigError, ConversationError, DatasetError
-from .._formats import load_data
+from .._formats._load import load_data
 from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
 from .._model._conversation import Conversation
 from .._model._media import media_source

@@ -15,7 +15,7 @@ from .._model._rubric import Criterion, CriterionVerdict
 from ._judging import Outcome
 
 if TYPE_CHECKING:
-    from .._calibration import Calibration
+    from .._calibration._model import Calibration
 
 __all__ = ["calibrate_outcome"]
 

@@ -41,8 +41,8 @@ from ._scoped import is_scoped, scope_calls, scoped_leaf
 from ._shown import refused, shared_prefix, with_conversation_record
 
 if TYPE_CHECKING:
-    from .._calibration import Calibration
-    from .._methods import FunctionRegistry
+    from .._calibration._model import Calibration
+    from .._methods._functions import FunctionRegistry
 
 __all__ = ["CriterionGrader", "PerCriterionGrader"]
 
@@ -149,7 +149,7 @@ class CriterionGrader(Grader):
         if calibration == "default":
             calibration = None
         if calibration is not None:
-            from .._calibration import Calibration  # numpy: loaded only when calibrating
+            from .._calibration._model import Calibration  # numpy: loaded only when calibrating
 
             if not isinstance(calibration, Calibration):
                 calibration = Calibration.load(calibration)
@@ -402,7 +402,7 @@ class CriterionGrader(Grader):
             path = getattr(member.judge, "default_calibration", None)
             found = None
             if path is not None:
-                from .._calibration import Calibration
+                from .._calibration._model import Calibration
 
                 cal = Calibration.load(path)
                 if cal.verdict_method == self.method_of(member):
@@ -466,7 +466,7 @@ class CriterionGrader(Grader):
 
         A failure it records goes through the same failure policy as a judge's.
         """
-        from .._methods import run_method
+        from .._methods._run import run_method
 
         judge = self.members()[0].judge
         if criterion.method is ScoringType.LLM_DECODE and ctx.submission.media:
@@ -498,7 +498,7 @@ class CriterionGrader(Grader):
         others = [c for c in criteria if c.method is not ScoringType.LLM]
         if not others:
             return
-        from .._methods import FunctionRegistry
+        from .._methods._functions import FunctionRegistry
         from .._methods._run import check_method
 
         registry = FunctionRegistry.coerce(self.functions)

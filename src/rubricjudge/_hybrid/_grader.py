@@ -44,7 +44,7 @@ class HybridGrader:
         if on_metric_error not in ("error", "drop"):
             raise ConfigError(f"on_metric_error {on_metric_error!r} is not 'error' or 'drop'")
         if isinstance(grader, str):
-            from .._graders import CriterionGrader
+            from .._graders._criterion import CriterionGrader
 
             grader = CriterionGrader(judge=grader)
         if not callable(getattr(grader, "grade", None)):

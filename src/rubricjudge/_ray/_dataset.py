@@ -33,7 +33,7 @@ def _rubric(rubric: Any) -> Rubric:
         return rubric
     if isinstance(rubric, list) and all(isinstance(c, Criterion) for c in rubric):
         return Rubric(rubric)
-    from .._formats import load_data, load_file
+    from .._formats._load import load_data, load_file
 
     if isinstance(rubric, str | os.PathLike):
         if not Path(rubric).is_file():

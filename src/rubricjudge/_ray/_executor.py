@@ -141,7 +141,7 @@ def evaluate_on_ray(
     ``options`` are ``evaluate``'s (``resume``, ``force``, ``concurrency`` per actor,
     ``max_items``, ``progress`` ...). The run directory is written by this process only.
     """
-    from .._runs import evaluate_sync
+    from .._runs._evaluate import evaluate_sync
 
     with RayExecutor(spec, actors=actors, address=address, num_cpus=num_cpus) as executor:
         return evaluate_sync(dataset, spec.build(), run_dir=run_dir, executor=executor, **options)

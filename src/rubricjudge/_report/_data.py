@@ -61,8 +61,8 @@ def _from_jsonl(path: Path, flag: str) -> RunData:
 
 
 def _from_run(path: Path, include_training: bool = False) -> RunData:
-    from .._runs import RunResult
     from .._runs._read import read_run_dir
+    from .._runs._result import RunResult
     from ._judgments import raw_calls
 
     run = read_run_dir(path, whole_dataset=True)
@@ -105,7 +105,7 @@ def _from_run(path: Path, include_training: bool = False) -> RunData:
         not_attempted=not_attempted,
     )
     if dataset is not None and any(it.ground_truth is not None for it in dataset.items):
-        from .._metrics import compute_metrics
+        from .._metrics._compute import compute_metrics
 
         try:
             leave_out = None if include_training else run.training_ids or None

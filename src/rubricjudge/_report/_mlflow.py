@@ -40,7 +40,7 @@ def _agreement(result: Any, dataset: Any) -> dict[str, float]:
     labelled = any(getattr(item, "ground_truth", None) for item in dataset.items)
     if not labelled:
         return {}
-    from .._metrics import compute_metrics
+    from .._metrics._compute import compute_metrics
 
     report = compute_metrics(result, dataset).to_jsonable()
     out: dict[str, float] = {}

@@ -30,8 +30,9 @@ from .._methods._functions import FunctionRegistry
 from .._methods._run import coerce_policy
 from .._model._reports import EvaluationReport
 from .._model._scoring import ScoringPolicy
-from .._registry import RubricRegistry, RubricVersion
 from .._registry._db import Database, Tx
+from .._registry._records import RubricVersion
+from .._registry._store import RubricRegistry
 from ._types import (
     TRANSITIONS,
     Artifact,

@@ -227,7 +227,8 @@ class RubricReward:
                 "set them on the grader given"
             )
         if rubric.hybrid_metrics:
-            from .._hybrid import HybridGrader, check_hybrid
+            from .._hybrid._combine import check_hybrid
+            from .._hybrid._grader import HybridGrader
 
             extra = grader.metrics if isinstance(grader, HybridGrader) else None
             check_hybrid(rubric, extra)
@@ -276,7 +277,7 @@ class RubricReward:
             "query": query,
             "reference_submission": reference if isinstance(reference, str) else None,
         }
-        from .._hybrid import HybridGrader
+        from .._hybrid._grader import HybridGrader
 
         if isinstance(self.grader, HybridGrader):
             kwargs["fields"] = fields

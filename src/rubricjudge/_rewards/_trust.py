@@ -39,7 +39,7 @@ def reward_grader(
     ``calibration`` is a calibration file (or :class:`Calibration`) fitted by
     ``rubricjudge calibrate``, ``"default"`` for the judge's own, or None for none.
     """
-    from .._graders import CriterionGrader
+    from .._graders._criterion import CriterionGrader
 
     options = trust_kwargs(calibration=calibration, verdict_method=verdict_method, reasons=reasons)
     if judge_options:

@@ -192,7 +192,7 @@ def read_run_dir(
         )
     dataset = None
     if (path / DATASET_COPY).is_file():
-        from .._datasets import RubricDataset
+        from .._datasets._io import RubricDataset
 
         dataset = RubricDataset.from_file(path / DATASET_COPY)
     store = RunStore(path)

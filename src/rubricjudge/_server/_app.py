@@ -94,7 +94,7 @@ def create_app(settings: ServerSettings) -> Any:
         base = settings.grader if base is None else base
         if not rubric.hybrid_metrics:
             return base
-        from .._hybrid import HybridGrader
+        from .._hybrid._grader import HybridGrader
 
         if isinstance(base, HybridGrader):
             return base

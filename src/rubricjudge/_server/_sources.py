@@ -122,7 +122,7 @@ class DirectorySource:
         return found
 
     def _load(self, path: Path) -> Rubric:
-        from .._formats import load_file
+        from .._formats._load import load_file
 
         st = path.stat()
         key = (st.st_mtime_ns, st.st_size)
@@ -190,7 +190,7 @@ class FileSource(DirectorySource):
         self.description = f"rubric file {self.path}"
         self.kind = "file"
         self._cache = {}
-        from .._formats import load_file
+        from .._formats._load import load_file
 
         load_file(self.path)  # a broken rubric stops the server before it starts
 
@@ -203,7 +203,7 @@ class RegistrySource:
     """Rubrics from a :class:`~rubricjudge._registry.RubricRegistry` (latest or given version)."""
 
     def __init__(self, url: str) -> None:
-        from .._registry import RubricRegistry
+        from .._registry._store import RubricRegistry
 
         self.registry = RubricRegistry(url)
         self.description = "registry"
@@ -213,7 +213,7 @@ class RegistrySource:
         return [_info(v.rubric_id, v.rubric) for v in self.registry.list_all()]
 
     def _get(self, rubric_id: str, version: str | None) -> tuple[Rubric, str | None]:
-        from .._registry import RubricNotFound
+        from .._registry._records import RubricNotFound
 
         if not valid_id(rubric_id):
             raise RubricNotFoundError(id_problem(rubric_id))

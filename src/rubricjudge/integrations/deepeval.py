@@ -90,7 +90,7 @@ class RubricMetric(BaseMetric):
         if hasattr(judge, "grade") and hasattr(judge, "judge_ids"):
             self.grader = judge
         else:
-            from .._graders import CriterionGrader
+            from .._graders._criterion import CriterionGrader
 
             self.grader = CriterionGrader(judge=judge, judge_options=dict(judge_options or {}))
         self.evaluation_model = ", ".join(self.grader.judge_ids)

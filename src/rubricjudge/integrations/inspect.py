@@ -193,7 +193,7 @@ def rubric_scorer(
 def _grader(judge: Any, role: str, options: dict[str, Any] | None) -> Any:
     if judge is not None and hasattr(judge, "grade") and hasattr(judge, "judge_ids"):
         return judge  # a grader already
-    from .._graders import CriterionGrader
+    from .._graders._criterion import CriterionGrader
 
     if judge is None:
         judge = InspectJudge(role)

@@ -58,7 +58,7 @@ def rubric_scorer(
     if hasattr(judge, "grade") and hasattr(judge, "judge_ids"):
         grader = judge
     else:
-        from .._graders import CriterionGrader
+        from .._graders._criterion import CriterionGrader
 
         grader = CriterionGrader(judge=judge, judge_options=dict(judge_options or {}))
     source = AssessmentSource(source_type="LLM_JUDGE", source_id=",".join(grader.judge_ids))

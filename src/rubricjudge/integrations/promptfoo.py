@@ -133,7 +133,7 @@ def _grader(judge: str, options: dict[str, Any]) -> Any:
 
     key = (judge, json.dumps(options, sort_keys=True, default=str))
     if key not in _graders:
-        from .._graders import CriterionGrader
+        from .._graders._criterion import CriterionGrader
 
         _graders[key] = CriterionGrader(judge=judge, judge_options=options)
     return _graders[key]

@@ -67,7 +67,7 @@ class RubricJudgeReward(Judge[float, RubricJudgeRewardConfig]):
         super().__init__(config)
         if self.config.rubric is None:
             raise ConfigError("RubricJudgeRewardConfig needs rubric= (a rubric file)")
-        from rubricjudge._graders import CriterionGrader
+        from rubricjudge._graders._criterion import CriterionGrader
 
         options: dict[str, Any] = dict(self.config.judge_options)
         if self.config.judge_base_url:
