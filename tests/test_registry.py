@@ -197,7 +197,7 @@ def test_concurrent_same_version_one_wins(registry: RubricRegistry, db_url: str)
 _WORKER = """
 import sys
 from rubricjudge import Criterion, Rubric
-from rubricjudge._registry import RubricRegistry
+from rubricjudge._registry._store import RubricRegistry
 reg = RubricRegistry(sys.argv[1])
 r = Rubric([Criterion(requirement="States the main claim first")], id="shared", version="1.0.0")
 for _ in range(int(sys.argv[2])):
