@@ -33,8 +33,13 @@ from typing import Any
 
 from .._datasets._labels import leaf_names, read_records
 from .._errors import ConfigError, JudgeError, RunError
+from .._graders._criterion import CriterionGrader
+from .._graders._inputs import to_submission
+from .._judges._base import JudgeRequest
+from .._judges._registry import get_judge
 from .._model._criterion import CalibrationExample, Criterion
 from .._model._rubric import Rubric
+from .._model._scoring import leaf_reports
 from ._stats import TEST_NAME, mcnemar_exact
 
 __all__ = [
@@ -201,8 +206,6 @@ def _truth_text(value: Any) -> str | None:
 
 def _verdict_text(report: Any, where: str) -> str:
     """The leaf verdict as ground truth writes it; a judge failure raises."""
-    from .._model._scoring import leaf_reports
-
     leaves = list(leaf_reports(report.report or []))
     if len(leaves) != 1 or report.error:
         raise RunError(f"{where}: the judge failed ({report.error or 'no verdict'}){_NOTHING}")
@@ -367,8 +370,6 @@ def _propose_prompt(
 
 
 def _submission_text(item: Any) -> str:
-    from .._graders._inputs import to_submission
-
     return to_submission(item.submission).output
 
 
@@ -415,8 +416,6 @@ async def _propose(
     n: int,
     seed: int,
 ) -> list[tuple[str, str, str]]:
-    from .._judges._base import JudgeRequest
-
     request = JudgeRequest(
         system=_SYSTEM,
         user=_propose_prompt(c, task, guidelines, wrong, labeller_note, n),
@@ -489,9 +488,6 @@ async def refine_rubric(
         ConfigError: labels that do not fit the rubric, or too few to split.
         RunError: the judge failed; nothing is returned.
     """
-    from .._graders._criterion import CriterionGrader
-    from .._judges._registry import get_judge
-
     say = log or (lambda _line: None)
     if not 0.0 < holdout < 1.0:
         raise ConfigError(f"holdout {holdout!r} must be between 0 and 1")

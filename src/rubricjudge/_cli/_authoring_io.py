@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .._limits import read_text
+from .._outfile import write_output
 
 __all__ = ["check_new_path", "read_text_arg", "rubric_text", "write_new_rubric"]
 
@@ -16,8 +18,6 @@ def read_text_arg(path: str, flag: str) -> str:
     Raises:
         ConfigError: naming the flag and the file, when it cannot be read.
     """
-    from .._limits import read_text
-
     try:
         return read_text(path)
     except OSError as e:
@@ -56,6 +56,4 @@ def check_new_path(path: Path, flag: str, *, force: bool, protect: Path | None =
 
 def write_new_rubric(rubric: Any, path: Path, flag: str) -> Path:
     """Write ``rubric`` to ``path`` whole or not at all (beside it, then renamed)."""
-    from .._outfile import write_output
-
     return write_output(path, rubric_text(rubric, path), flag=flag)

@@ -8,6 +8,9 @@ from typing import Any
 
 from .._errors import ConfigError
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["add_batch_args", "batch_options", "batch_saving"]
 
 

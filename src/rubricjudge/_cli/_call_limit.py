@@ -17,6 +17,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from .._errors import ConfigError
+
 __all__ = [
     "DEFAULT_LIMIT",
     "EXIT_TOO_MANY",
@@ -71,8 +73,6 @@ def check_calls(args: argparse.Namespace, calls: int, what: str) -> int | None:
     Raises:
         ConfigError: ``--max-calls`` is not a positive number.
     """
-    from .._errors import ConfigError
-
     cap = getattr(args, "max_calls", None)
     if cap is not None and cap < 1:
         raise ConfigError(f"--max-calls {cap!r} must be at least 1")

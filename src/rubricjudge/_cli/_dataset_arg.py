@@ -12,6 +12,9 @@ from typing import Any
 
 from .._errors import ConfigError
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["EXAMPLE_PREFIX", "HF_FLAGS", "add_hf_args", "load_dataset_arg"]
 
 EXAMPLE_PREFIX = "example:"

@@ -8,9 +8,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._errors import ConfigError
+from .._model._scoring import JUDGE_FAILURE_CHOICES
 from ._batch_args import batch_saving
 from ._repeat_args import repeat_options
 from ._trust_args import base_url_option, cache_options, cascade_estimate, trust_options
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = [
     "GRADER_HELP",
@@ -53,8 +57,6 @@ def add_conversation_args(p: argparse.ArgumentParser) -> None:
 
 def add_judge_failure_arg(p: argparse.ArgumentParser) -> None:
     """``--judge-failure``: what an item whose judge failed on a weighted criterion scores."""
-    from .._model._scoring import JUDGE_FAILURE_CHOICES
-
     p.add_argument(
         "--judge-failure",
         choices=JUDGE_FAILURE_CHOICES,

@@ -13,6 +13,9 @@ from typing import Any
 from .._errors import ConfigError
 from ._choices import LazyChoices
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["add_cache_args", "add_trust_args", "cache_options", "trust_options"]
 
 

@@ -18,6 +18,9 @@ from .._errors import ConfigError, RunError
 from ._authoring_io import check_new_path, read_text_arg, write_new_rubric
 from ._trust_args import BASE_URL_HELP, base_url_option
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["register", "run"]
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .._model._reports import EvaluationReport
+from .._outfile import OutputFile
 from ._batch_args import add_batch_args, batch_options
 from ._call_limit import add_call_limit_args, check_calls, planned_calls
 from ._choices import LazyChoices
@@ -31,6 +33,9 @@ from ._grader_args import (
 )
 from ._repeat_args import add_repeat_args
 from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -190,9 +195,6 @@ def _ray_executor(args: argparse.Namespace) -> Any:
 
 def _write_reports(result: Any, path: str) -> None:
     """Write the run's reports to ``path`` as ``grade -o`` does (the id first)."""
-    from .._model._reports import EvaluationReport
-    from .._outfile import OutputFile
-
     outcomes = {o.index: o for o in result.outcomes}
     target = OutputFile(path, flag="-o")
     try:

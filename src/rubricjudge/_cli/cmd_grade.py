@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._errors import ConfigError
+from .._formats._load import load_file
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from .._outfile import OutputFile
@@ -45,6 +46,9 @@ from ._trust_args import (
     add_cache_args,
     add_trust_args,
 )
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -153,7 +157,6 @@ def register(subparsers: Any) -> None:
 def _load_rubric(path: str) -> Rubric:
     if not Path(path).is_file():
         raise ConfigError(f"rubric file {path!r} not found")
-    from .._formats._load import load_file
 
     rubric: Rubric = load_file(path)
     return rubric

@@ -16,9 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .._model._rubric import Rubric
+from .._outfile import write_output
 from ._authoring_io import check_new_path, write_new_rubric
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
 from ._trust_args import BASE_URL_HELP, base_url_option
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -100,7 +105,6 @@ def _load_rubric(spec: str) -> tuple[Any, Path | None]:
         if data.rubric is None:
             raise ConfigError(f"RUBRIC {spec}: this example has no dataset-wide rubric")
         return data.rubric, None
-    from .._model._rubric import Rubric
 
     path = Path(spec)
     if not path.is_file():
@@ -132,7 +136,6 @@ def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge refine``."""
     from .._authoring._refine import _bump_minor, refine_rubric
     from .._judges._registry import get_judge
-    from .._outfile import write_output
 
     rubric, source = _load_rubric(args.rubric)
     if args.output:

@@ -8,6 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._formats._load import load_rubrics
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["register", "run"]
 
 HELP = "store and fetch versioned rubrics"
@@ -57,7 +62,6 @@ def register(subparsers: Any) -> None:
 
 
 def _add(registry: Any, args: argparse.Namespace) -> int:
-    from .._formats._load import load_rubrics
     from .._registry._records import same_content
 
     for rubric in load_rubrics(args.file, format=args.format):

@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["register", "run"]
 
 

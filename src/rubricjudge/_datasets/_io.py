@@ -42,6 +42,7 @@ from .._model._media import media_source
 from .._model._messages import read_messages_with_media
 from .._model._rubric import CriterionVerdict, Rubric
 from .._model._submission import Submission, read_parts, to_reference
+from .._outfile import write_output
 from ._dataset import DataItem, DatasetBase
 
 __all__ = [
@@ -171,8 +172,6 @@ def _kind(path: Path) -> str:
 
 def dump_file(ds: RubricDataset, path: str | Path) -> None:
     """Write the dataset to ``path`` in the format its extension names (JSON by default)."""
-    from .._outfile import write_output
-
     write_output(path, dump_text(ds, _kind(Path(path))))
 
 

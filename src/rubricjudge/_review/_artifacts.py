@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from .._aio import run_sync
 from .._errors import ConfigError
 from .._graders._mixed import FeedbackMode, evaluate_rubric
 from .._methods._functions import FunctionRegistry
@@ -380,6 +381,4 @@ class ArtifactStore:
 
     def submit_for_review_sync(self, artifact_id: str) -> list[ArtifactEvaluation]:
         """Blocking :meth:`submit_for_review`."""
-        from .._aio import run_sync
-
         return run_sync(self.submit_for_review(artifact_id))

@@ -54,10 +54,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._aio import gather_all, run_sync
 from .._errors import ConfigError, ConversationError, RewardError, RunError
+from .._hybrid._combine import check_hybrid
+from .._hybrid._grader import HybridGrader
+from .._model._media import media_source
+from .._model._messages import read_messages_with_media
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from .._model._scoring import complete_score, failure_reason
+from .._model._submission import Submission
+from ._trust import reward_grader
 
 if TYPE_CHECKING:
     from .._hybrid._combine import OnMetricError
@@ -144,9 +151,6 @@ def _to_grade(index: int, prompt: Any, completion: Any) -> tuple[Any, str | None
                 f"prompts[{index}] is {type(prompt).__name__}; give a string or a chat message "
                 'list [{"role": ..., "content": ...}]'
             )
-    from .._model._media import media_source
-    from .._model._messages import read_messages_with_media
-    from .._model._submission import Submission
 
     where = f"prompts[{index}] + completions[{index}]"
     try:
@@ -216,8 +220,6 @@ class RubricReward:
         if concurrency < 1:
             raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
         if isinstance(grader, str):
-            from ._trust import reward_grader
-
             grader = reward_grader(
                 grader, calibration=calibration, verdict_method=verdict_method, reasons=reasons
             )
@@ -227,9 +229,6 @@ class RubricReward:
                 "set them on the grader given"
             )
         if rubric.hybrid_metrics:
-            from .._hybrid._combine import check_hybrid
-            from .._hybrid._grader import HybridGrader
-
             extra = grader.metrics if isinstance(grader, HybridGrader) else None
             check_hybrid(rubric, extra)
             if not isinstance(grader, HybridGrader):
@@ -277,7 +276,6 @@ class RubricReward:
             "query": query,
             "reference_submission": reference if isinstance(reference, str) else None,
         }
-        from .._hybrid._grader import HybridGrader
 
         if isinstance(self.grader, HybridGrader):
             kwargs["fields"] = fields
@@ -326,8 +324,6 @@ class RubricReward:
                     i, prompts[i] if prompts is not None else None, completions[i], fields
                 )
 
-        from .._aio import gather_all
-
         outcomes = await gather_all([one(i) for i in range(n)])
         self.stats.calls += 1
         self.stats.completions += n
@@ -366,8 +362,6 @@ class RubricReward:
         **kwargs: Any,
     ) -> list[float | None]:
         """Score a batch (TRL's reward-function call); blocks, even inside an event loop."""
-        from .._aio import run_sync
-
         return run_sync(self.acall(prompts, completions, **kwargs))
 
     async def areward(self, prompt: Any, completion: Any, **fields: Any) -> float | None:
@@ -379,6 +373,4 @@ class RubricReward:
 
     def reward(self, prompt: Any, completion: Any, **fields: Any) -> float | None:
         """The reward of one completion (None only under ``failure_policy="skip"``)."""
-        from .._aio import run_sync
-
         return run_sync(self.areward(prompt, completion, **fields))

@@ -87,6 +87,8 @@ class RubricJudgeSession:
     def grader(self, rubric: Rubric) -> Any:
         """The grader (built on first use); wrapped for hybrid metrics when ``rubric`` has them."""
         if self._grader is None:
+            # deferred: the pytest plugin loads this module in every session; graders load
+            # at the first rubric assertion
             from .._graders._base import Grader
             from .._graders._criterion import CriterionGrader
 
