@@ -176,7 +176,8 @@ def test_stale_temporary_copies_are_removed_and_nothing_else(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    "value", ["MET", "unmet", "yes", "No", "true", "0", "cannot assess", "fair", "GREAT", "1.0", "x"]
+    "value",
+    ["MET", "unmet", "yes", "No", "true", "0", "cannot assess", "fair", "GREAT", "1.0", "x"],
 )
 def test_the_page_takes_a_label_exactly_when_a_dataset_file_would(value: str) -> None:
     from rubricjudge._datasets._dataset import normalize_ground_truth
