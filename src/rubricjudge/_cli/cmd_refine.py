@@ -18,9 +18,8 @@ from typing import Any
 from .._errors import ConfigError
 from .._model._rubric import Rubric
 from .._outfile import write_output
-from ._authoring_io import check_new_path, write_new_rubric
+from ._authoring_io import add_judge_args, check_new_path, judge_from_args, write_new_rubric
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
-from ._trust_args import BASE_URL_HELP, base_url_option
 
 # What a command runs is imported inside the function that runs it: every module of
 # _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
@@ -47,8 +46,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "dataset", metavar="DATASET", help=f"labelled dataset file or {EXAMPLE_PREFIX}NAME"
     )
-    p.add_argument("--judge", default="local", help="judge spec (default: local)")
-    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
+    add_judge_args(p)
     p.add_argument(
         "-o",
         "--output",
@@ -135,7 +133,6 @@ def _table(result: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge refine``."""
     from .._authoring._refine import _bump_minor, refine_rubric
-    from .._judges._registry import get_judge
 
     rubric, source = _load_rubric(args.rubric)
     if args.output:
@@ -154,10 +151,7 @@ def run(args: argparse.Namespace) -> int:
             "stores rubrics by id: add `id:` to the rubric file"
         )
     dataset = load_dataset_arg(args.dataset)
-    options: dict[str, Any] = {"seed": args.seed}
-    if args.base_url:
-        options["base_url"] = base_url_option(args.base_url)
-    judge = get_judge(args.judge, **options)
+    judge = judge_from_args(args)
     result = asyncio.run(
         refine_rubric(
             rubric,
