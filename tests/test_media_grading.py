@@ -19,8 +19,7 @@ from rubricjudge import Criterion, Rubric, RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge._errors import ConfigError, DatasetError
 from rubricjudge._graders._criterion import CriterionGrader
-from rubricjudge._judges._base import JudgeConfig
-from rubricjudge._judges._media import MediaBudget
+from rubricjudge._judges._base import JudgeConfig, MediaBudget
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._submission import to_submission
 from test_judges_litellm import HAS_LITELLM, stand_in  # noqa: F401 - the fixture
