@@ -132,14 +132,14 @@ def _table(result: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge refine``."""
-    from .._authoring._refine import _bump_minor, refine_rubric
+    from .._authoring._refine import bump_minor, refine_rubric
 
     rubric, source = _load_rubric(args.rubric)
     if args.output:
         out = Path(args.output)
     elif source is not None:
         suffix = source.suffix if source.suffix in (".json", ".yaml", ".yml") else ".yaml"
-        out = source.with_name(f"{source.stem}.v{_bump_minor(rubric.version)}{suffix}")
+        out = source.with_name(f"{source.stem}.v{bump_minor(rubric.version)}{suffix}")
     else:
         raise ConfigError(f"RUBRIC {args.rubric} is not a file: give -o for the refined rubric")
     check_new_path(out, "-o", force=args.force, protect=source)
