@@ -3,7 +3,7 @@
 Its five criteria are ``function`` criteria referring to the built-in checks
 ``rubricjudge.meta:check_*``, which every :class:`FunctionRegistry` resolves
 without importing anything. The target is a :class:`Rubric`, rubric data in any
-format, or its JSON text. Each check reuses :mod:`rubricjudge._lint`.
+format, or its JSON text. Each check reuses :mod:`rubricjudge._lint._rules`.
 """
 
 from __future__ import annotations

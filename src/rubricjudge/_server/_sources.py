@@ -198,7 +198,7 @@ class FileSource(DirectorySource):
 
 
 class RegistrySource:
-    """Rubrics from a :class:`~rubricjudge._registry.RubricRegistry` (latest or given version)."""
+    """Rubrics from a :class:`~rubricjudge._registry._store.RubricRegistry`, latest or given."""
 
     def __init__(self, url: str) -> None:
         # deferred: cmd_serve loads this module for --help; the registry loads on use
