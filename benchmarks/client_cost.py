@@ -75,7 +75,8 @@ def _schema() -> dict[str, Any]:
 
 
 def _dataset(items: int) -> Any:
-    from rubricjudge._datasets import DataItem, RubricDataset
+    from rubricjudge._datasets._dataset import DataItem
+    from rubricjudge._datasets._io import RubricDataset
     from rubricjudge._model._rubric import Criterion, Rubric
 
     rubric = Rubric(
@@ -92,9 +93,9 @@ def _dataset(items: int) -> Any:
 
 
 async def _evaluate(url: str, calls: int, concurrency: int, tmp: Path, kind: str) -> int:
-    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._graders._criterion import CriterionGrader
     from rubricjudge._judges._registry import get_judge
-    from rubricjudge._runs import evaluate
+    from rubricjudge._runs._evaluate import evaluate
 
     cache = kind not in ("evaluate-nocache", "evaluate-bare")
     run_dir = None if kind in ("evaluate-norun", "evaluate-bare", "layers") else tmp / "run"

@@ -184,9 +184,9 @@ def test_tool_call_arguments_holding_half_an_emoji(
 
 
 def test_an_item_built_in_python_is_stored_written_and_reported(tmp_path: Path) -> None:
-    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._graders._criterion import CriterionGrader
     from rubricjudge._judges._fake import FakeJudge
-    from rubricjudge._runs import evaluate_sync
+    from rubricjudge._runs._evaluate import evaluate_sync
 
     ds = RubricDataset(prompt="Why?", rubric=rubric())
     ds.add_item(submission=f"cut {HALF}", id=f"id {HALF}", query=f"q {HALF}")

@@ -70,6 +70,7 @@ def default_model_path() -> str:
     Raises:
         MetricError: the ``local`` extra (the model files) is not installed.
     """
+    # deferred, as the three local-model imports below: only a perplexity metric needs them
     from .._judges._model_files import default_model_path as locate
 
     try:
