@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
+from .._judges._canonical import canonical_json
 from .._judges._limits import Gate, ProviderLimits
 from .._judges._schema_check import schema_accepts
 from ._store import JudgmentRow, RunStore, response_from_json
@@ -61,7 +62,8 @@ def request_hash(judge_name: str, request: JudgeRequest) -> str:
         payload["decision"] = [request.decision.key, list(request.decision.values)]
     if request.features:  # likewise: asking for the hidden state is another question
         payload["features"] = True
-    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    # json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str), schema reused
+    text = canonical_json(payload)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
