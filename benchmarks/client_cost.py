@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import resource
@@ -194,7 +195,10 @@ def child(kind: str, url: str, calls: int, concurrency: int) -> None:
             import aiohttp  # noqa: F401
 
             import rubricjudge._graders  # noqa: F401
-            import rubricjudge._runs  # noqa: F401
+            import rubricjudge._runs._evaluate  # noqa: F401  (_runs exports it lazily)
+
+            with contextlib.suppress(ImportError):  # the price table, read at the first call
+                import genai_prices  # noqa: F401
         elif kind == "aiohttp":
             import aiohttp  # noqa: F401
         elif kind == "sdk":
