@@ -247,27 +247,25 @@ def _wait(proc: subprocess.Popen[str]) -> tuple[str, resource.struct_rusage]:
     return out, usage
 
 
-def _bytecode_env(tmp: Path) -> dict[str, str]:
-    """The environment with bytecode cached (in ``tmp``), as on a normal install.
+def _bytecode_env() -> dict[str, str]:
+    """The environment with bytecode cached, as on a normal install.
 
     Where ``PYTHONDONTWRITEBYTECODE`` is set, a source tree without ``__pycache__``
     would be compiled again by every child, which a whole process (``grade``) pays.
+    (Not ``PYTHONPYCACHEPREFIX``: the first child would then compile the standard
+    library and site-packages into it, and its peak RSS doubled.)
     """
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    return env
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _compile(src: str, tmp: Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", src], env=_bytecode_env(tmp), check=True
-    )
+def _compile(src: str) -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", src], env=_bytecode_env(), check=True)
 
 
 def run_one(
     kind: str, src: str, url: str, calls: int, concurrency: int, tmp: Path
 ) -> dict[str, float]:
-    env = {**_bytecode_env(tmp), "PYTHONPATH": src, "OPENAI_API_KEY": "x"}
+    env = {**_bytecode_env(), "PYTHONPATH": src, "OPENAI_API_KEY": "x"}
     env["RUBRICJUDGE_CACHE_DIR"] = tempfile.mkdtemp(dir=tmp)
     if kind == "grade":
         rubric, lines = _grade_files(tmp, calls)
@@ -357,7 +355,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp_s:
             for src in {src for _, _, src in runs}:
-                _compile(src, Path(tmp_s))
+                _compile(src)
             for _ in range(args.reps):
                 for label, kind, src in runs:
                     results[label].append(
