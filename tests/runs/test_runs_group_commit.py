@@ -13,7 +13,8 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from rubricjudge._datasets._dataset import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._judges._registry import get_judge
