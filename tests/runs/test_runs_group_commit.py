@@ -19,7 +19,7 @@ from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._rubric import Criterion, Rubric
-from rubricjudge._runs import evaluate
+from rubricjudge._runs._evaluate import evaluate
 from tests.support.chat_server import ChatServer, Reply, schema_of
 
 ITEMS, CONCURRENCY = 12, 2
