@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rubricjudge._graders import CriterionGrader
-from rubricjudge._graders._criterion_prompts import ABSENT, PRESENT, option_line, shown_options
-from rubricjudge._graders._options import VerdictMethod
-from rubricjudge._graders._prompts import Prefix
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._graders._criterion_prompts import option_line
+from rubricjudge._graders._prompts import (
+    ABSENT,
+    PRESENT,
+    Prefix,
+    VerdictMethod,
+    shown_options,
+)
 from rubricjudge._judges._base import JudgeRequest
 
 # -- "before": rubricjudge's prompts before the trust work (reason, then verdict) ---------
@@ -171,8 +176,8 @@ async def _calibrated(
 ) -> Any:
     from _agreement_data import collect_samples
 
-    from rubricjudge._calibration import fit_groups
     from rubricjudge._calibration._groups import Calibration
+    from rubricjudge._calibration._train import fit_groups
 
     grader = CriterionGrader("local", verdict_method=method, evidence="off", calibration=None)
     progress(f"  fitting a calibration on {len(dev)} dev cases")

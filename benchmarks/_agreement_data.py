@@ -92,7 +92,7 @@ def load_cases(name: str, *, limit: int | None = None) -> list[Case]:
 
 async def collect_samples(grader: Any, cases: list[Case]) -> list[Any]:
     """Grade the cases' items; (criterion, the judge's probabilities, label) per case."""
-    from rubricjudge._calibration import Sample
+    from rubricjudge._calibration._train import Sample
     from rubricjudge._model._scoring import leaf_reports
 
     by_item: dict[str, list[Case]] = {}

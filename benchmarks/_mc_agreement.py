@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from _realdata import FeatureCache, Judged, judge_dataset, llm_rubric_split
 
 from rubricjudge import RubricDataset
-from rubricjudge._calibration import Calibration
+from rubricjudge._calibration._groups import Calibration
 from rubricjudge._calibration._train import Sample, fit_groups
 from rubricjudge.errors import UsageError
 

@@ -181,11 +181,12 @@ def sdk_judge(url: str, concurrency: int) -> Any:
 
 
 def measure(items: int, concurrency: int, delay: float, judge_kind: str, url: str | None) -> dict:
-    from rubricjudge._datasets import DataItem, RubricDataset
-    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._datasets._dataset import DataItem
+    from rubricjudge._datasets._io import RubricDataset
+    from rubricjudge._graders._criterion import CriterionGrader
     from rubricjudge._judges._registry import get_judge
     from rubricjudge._model._rubric import Criterion, Rubric
-    from rubricjudge._runs import evaluate
+    from rubricjudge._runs._evaluate import evaluate
 
     rubric = Rubric(
         [

@@ -10,8 +10,9 @@ import time
 
 import numpy as np
 
-from rubricjudge._datasets import DataItem, RubricDataset
-from rubricjudge._metrics import compute_metrics
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
+from rubricjudge._metrics._compute import compute_metrics
 from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
 from rubricjudge._model._scoring import finalize
 from rubricjudge._model._verdicts import reports_from_verdicts

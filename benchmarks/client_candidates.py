@@ -15,7 +15,10 @@ its ratio to ``bare``. Then the per-process and per-event-loop costs: building t
 bundle's TLS context, and opening and closing one loop's sessions (now: one plain
 session for ``http://`` on loopback; before: a proxied and a direct session, each with
 the CA bundle). The response cache's per-call costs and the run store's writes are
-measured with ``--store`` (no server needed).
+measured with ``--store`` (no server needed): a lookup, a write, and a run store commit
+with 64 calls awaiting at once: one transaction per judgment on the loop
+(``put_judgment``) beside grouped on its writer thread (``commit_judgment``, as
+``evaluate`` commits).
 
     python benchmarks/client_candidates.py [--calls 2000] [--rounds 5] [--store]
 """
@@ -163,6 +166,26 @@ def loop_costs(rounds: int) -> dict[str, float]:
     }
 
 
+async def _commits(store: Any, keys: list[str], response: Any, grouped: bool) -> None:
+    """Commit a judgment per key as a run does: 64 calls at once, each awaiting its commit.
+
+    ``grouped``: through the store's writer thread (``commit_judgment``, as ``evaluate``
+    commits now); else one transaction each on the loop (``put_judgment``, as before).
+    """
+    gate = asyncio.Semaphore(64)
+
+    async def one(i: int, key: str) -> None:
+        async with gate:
+            args = (f"i{i // 5}", key, 0, "openai/bench", response, '{"key":"c"}')
+            if grouped:
+                await store.commit_judgment(*args)
+            else:
+                store.put_judgment(*args)
+                await asyncio.sleep(0)
+
+    await asyncio.gather(*(one(i, key) for i, key in enumerate(keys)))
+
+
 def store_costs(calls: int, rounds: int) -> None:
     """The response cache's lookup and write, and the run store's commit, per call."""
     from rubricjudge._judges._base import JudgeResponse
@@ -192,12 +215,12 @@ def store_costs(calls: int, rounds: int) -> None:
             cache.flush()  # the writer thread's CPU is this process's too
             results.setdefault("cache put + write", []).append(time.process_time() - cpu)
             cache.close()
-            store = RunStore(Path(tmp) / f"run-{r}")
-            cpu = time.process_time()
-            for i, key in enumerate(keys):
-                store.put_judgment(f"i{i // 5}", key, 0, "openai/bench", response, '{"key":"c"}')
-            results.setdefault("run store put_judgment", []).append(time.process_time() - cpu)
-            store.close()
+            for name, grouped in (("put_judgment", False), ("commit_judgment", True)):
+                store = RunStore(Path(tmp) / f"{name}-{r}")
+                cpu = time.process_time()
+                asyncio.run(_commits(store, keys, response, grouped))
+                store.close()  # the writer thread's CPU is this process's too
+                results.setdefault(f"run store {name}", []).append(time.process_time() - cpu)
     for name, values in results.items():
         print(f"  {name:<26} {statistics.median(values) / calls * 1e6:7.1f} us CPU per call")
 

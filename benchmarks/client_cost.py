@@ -13,7 +13,9 @@ valid for its schema) takes the same judge calls from:
   transport), the content parsed;
 - ``autorubric``: only where it is installed (it is not a dependency).
 
-Every measurement runs in a fresh child process; repetitions are interleaved (A, B,
+Every measurement runs in a fresh child process, with its source tree's bytecode
+compiled beforehand (as on a normal install, even where ``PYTHONDONTWRITEBYTECODE``
+is set); repetitions are interleaved (A, B,
 C, A, B, C ...) so that a change in the machine's load hits every client alike, and
 the median of each is kept. Client CPU is the child's own CPU time (``getrusage``),
 which other load does not inflate the way it inflates wall time; calls per second
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import resource
@@ -75,7 +78,8 @@ def _schema() -> dict[str, Any]:
 
 
 def _dataset(items: int) -> Any:
-    from rubricjudge._datasets import DataItem, RubricDataset
+    from rubricjudge._datasets._dataset import DataItem
+    from rubricjudge._datasets._io import RubricDataset
     from rubricjudge._model._rubric import Criterion, Rubric
 
     rubric = Rubric(
@@ -92,9 +96,9 @@ def _dataset(items: int) -> Any:
 
 
 async def _evaluate(url: str, calls: int, concurrency: int, tmp: Path, kind: str) -> int:
-    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._graders._criterion import CriterionGrader
     from rubricjudge._judges._registry import get_judge
-    from rubricjudge._runs import evaluate
+    from rubricjudge._runs._evaluate import evaluate
 
     cache = kind not in ("evaluate-nocache", "evaluate-bare")
     run_dir = None if kind in ("evaluate-norun", "evaluate-bare", "layers") else tmp / "run"
@@ -192,7 +196,10 @@ def child(kind: str, url: str, calls: int, concurrency: int) -> None:
             import aiohttp  # noqa: F401
 
             import rubricjudge._graders  # noqa: F401
-            import rubricjudge._runs  # noqa: F401
+            import rubricjudge._runs._evaluate  # noqa: F401  (_runs exports it lazily)
+
+            with contextlib.suppress(ImportError):  # the price table, read at the first call
+                import genai_prices  # noqa: F401
         elif kind == "aiohttp":
             import aiohttp  # noqa: F401
         elif kind == "sdk":
@@ -241,10 +248,25 @@ def _wait(proc: subprocess.Popen[str]) -> tuple[str, resource.struct_rusage]:
     return out, usage
 
 
+def _bytecode_env() -> dict[str, str]:
+    """The environment with bytecode cached, as on a normal install.
+
+    Where ``PYTHONDONTWRITEBYTECODE`` is set, a source tree without ``__pycache__``
+    would be compiled again by every child, which a whole process (``grade``) pays.
+    (Not ``PYTHONPYCACHEPREFIX``: the first child would then compile the standard
+    library and site-packages into it, and its peak RSS doubled.)
+    """
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def _compile(src: str) -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", src], env=_bytecode_env(), check=True)
+
+
 def run_one(
     kind: str, src: str, url: str, calls: int, concurrency: int, tmp: Path
 ) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": src, "OPENAI_API_KEY": "x"}
+    env = {**_bytecode_env(), "PYTHONPATH": src, "OPENAI_API_KEY": "x"}
     env["RUBRICJUDGE_CACHE_DIR"] = tempfile.mkdtemp(dir=tmp)
     if kind == "grade":
         rubric, lines = _grade_files(tmp, calls)
@@ -333,6 +355,8 @@ def main() -> None:
         print("autorubric: not installed, left out")
     try:
         with tempfile.TemporaryDirectory() as tmp_s:
+            for src in {src for _, _, src in runs}:
+                _compile(src)
             for _ in range(args.reps):
                 for label, kind, src in runs:
                     results[label].append(

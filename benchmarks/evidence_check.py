@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, os.environ.get("EVIDENCE_SRC", str(ROOT / "src")))
 
 from rubricjudge import Rubric, RubricDataset  # noqa: E402
-from rubricjudge._graders import CriterionGrader  # noqa: E402
+from rubricjudge._graders._criterion import CriterionGrader  # noqa: E402
 from rubricjudge._graders._evidence import check_quote  # noqa: E402
 from rubricjudge._model._rubric import CriterionVerdict  # noqa: E402
 
@@ -54,7 +54,7 @@ SYNTHETIC = ROOT / "benchmarks/data/evidence_quotes.jsonl"
 
 
 def _demo() -> RubricDataset:
-    from rubricjudge._formats import load_rubrics
+    from rubricjudge._formats._load import load_rubrics
 
     rubric = load_rubrics(ROOT / "examples/native/why_sky_blue.yaml")[0]
     items = []
@@ -63,7 +63,7 @@ def _demo() -> RubricDataset:
         sub = row["submission"]
         text = sub["output"] if isinstance(sub, dict) else sub
         items.append({"id": row["id"], "query": row["query"], "submission": text})
-    from rubricjudge._datasets import DataItem
+    from rubricjudge._datasets._dataset import DataItem
 
     # the demo has no labels: only the "ocean" answer claims the sky reflects the ocean
     return RubricDataset(

@@ -33,7 +33,7 @@ os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 from _realdata import FeatureCache, autorubric_split, judge_dataset, ricechem_dir  # noqa: E402
 
 from rubricjudge import RubricDataset  # noqa: E402
-from rubricjudge._calibration import Calibration  # noqa: E402
+from rubricjudge._calibration._groups import Calibration  # noqa: E402
 from rubricjudge._calibration._train import Sample, fit_groups  # noqa: E402
 
 OUT = HERE.parent / "src" / "rubricjudge" / "data" / "local_calibration.json"

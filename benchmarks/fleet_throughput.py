@@ -67,11 +67,12 @@ def measure(
     urls: list[str], items: int, concurrency: int, kill: subprocess.Popen[str] | None = None
 ) -> Any:
     """Grade ``items`` items over the fleet ``urls``; kill ``kill`` half-way if given."""
-    from rubricjudge._datasets import DataItem, RubricDataset
-    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._datasets._dataset import DataItem
+    from rubricjudge._datasets._io import RubricDataset
+    from rubricjudge._graders._criterion import CriterionGrader
     from rubricjudge._judges._registry import get_judge
     from rubricjudge._model._rubric import Criterion, Rubric
-    from rubricjudge._runs import evaluate
+    from rubricjudge._runs._evaluate import evaluate
 
     rubric = Rubric(
         [Criterion(name=f"c{i}", requirement=f"The answer meets {i}.") for i in range(CRITERIA)]

@@ -59,7 +59,7 @@ from _realdata import (  # noqa: E402
 )
 
 from rubricjudge import Rubric, RubricDataset  # noqa: E402
-from rubricjudge._calibration import Calibration  # noqa: E402
+from rubricjudge._calibration._groups import Calibration  # noqa: E402
 from rubricjudge._calibration._train import Sample, fit_groups  # noqa: E402
 from rubricjudge._model._relations import decide_related  # noqa: E402
 from rubricjudge._model._reports import CalibrationRecord, CriterionReport  # noqa: E402

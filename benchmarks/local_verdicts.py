@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from rubricjudge import Rubric
-from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._graders._oneshot import PerCriterionOneShotGrader
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -40,9 +40,9 @@ def per_span_ns(n: int = 1_000_000) -> tuple[float, float]:
 
 def run_once(items: int, provider: Any) -> tuple[float, int]:
     from rubricjudge import _trace
-    from rubricjudge._datasets import load_example_dataset
-    from rubricjudge._graders import CriterionGrader
-    from rubricjudge._runs import evaluate_sync
+    from rubricjudge._datasets._bundled import load_example_dataset
+    from rubricjudge._graders._criterion import CriterionGrader
+    from rubricjudge._runs._evaluate import evaluate_sync
 
     if provider is None:
         _trace.disable()

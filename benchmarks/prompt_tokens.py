@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from rubricjudge import Criterion, Rubric
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._graders._prompts import approx_tokens
 
 ROOT = Path(__file__).resolve().parent.parent

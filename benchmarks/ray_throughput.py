@@ -72,7 +72,7 @@ def _line(name: str, wall: float, judgments: int, base: float | None, note: str 
 def run_all(spec: Any, items: int, criteria: int, concurrency: int, title: str) -> list[str]:
     import ray
 
-    from rubricjudge._runs import evaluate_sync
+    from rubricjudge._runs._evaluate import evaluate_sync
     from rubricjudge.integrations.ray import RayExecutor, grade_dataset
 
     ds = _dataset(items, criteria)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 from _realdata import autorubric_split, llm_rubric_split, ricechem_dir  # noqa: E402
 
 from rubricjudge import CriterionGrader, RubricDataset  # noqa: E402
-from rubricjudge._authoring import refine_rubric  # noqa: E402
+from rubricjudge._authoring._refine import refine_rubric  # noqa: E402
 from rubricjudge._model._scoring import leaf_reports  # noqa: E402
 from rubricjudge.judges import get_judge  # noqa: E402
 
@@ -171,7 +171,7 @@ def main() -> None:
         test = _subset(data, split["test"][: args.test])
         asyncio.run(_run(f"RiceChem q{args.question}", train, test, args))
     if args.llm_rubric_dev and args.llm_rubric_test:
-        from rubricjudge._datasets import load_example_dataset
+        from rubricjudge._datasets._bundled import load_example_dataset
 
         data = load_example_dataset("llm_rubric_microsoft")
         dev = [i for i, it in enumerate(data.items) if llm_rubric_split(str(it.id)) == "dev"]

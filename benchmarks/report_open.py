@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from rubricjudge import Criterion, CriterionReport, CriterionVerdict, EvaluationReport
-from rubricjudge._report import write_report
+from rubricjudge._report._write import write_report
 from rubricjudge.reports import TokenUsage
 
 CRITERIA = [

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from rubricjudge import Criterion, CriterionOption, Rubric
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge.conversations import Conversation, read_messages
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,13 +25,15 @@ from hypothesis import strategies as st
 from rubricjudge import Criterion, CriterionOption, Rubric, RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge._errors import RewardError, RubricAssertionError
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._model._reports import CriterionReport, OptionSelection
 from rubricjudge._model._rubric import CriterionVerdict
 from rubricjudge._model._scoring import ScoringPolicy, finalize, judge_failures
-from rubricjudge._rewards import RubricReward
-from rubricjudge._server import FileSource, ServerSettings, create_app
+from rubricjudge._rewards._reward import RubricReward
+from rubricjudge._server._app import create_app
+from rubricjudge._server._settings import ServerSettings
+from rubricjudge._server._sources import FileSource
 from tests.support.chat_server import ChatServer, Reply, schema_of
 from tests.support.served import TOKEN, Served
 
@@ -460,7 +462,7 @@ def test_reports_stored_before_the_rule_are_read_without_their_score(
 def test_gate_counts_items_the_new_run_never_graded_as_missing_not_failed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rubricjudge._runs import evaluate_sync
+    from rubricjudge._runs._evaluate import evaluate_sync
     from tests.support import gate_runs
 
     base = gate_runs.run_dir(tmp_path / "base", 30, seed=1)

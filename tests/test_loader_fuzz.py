@@ -25,12 +25,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rubricjudge import RubricDataset, RubricJudgeError, load_rubrics
-from rubricjudge._calibration import Calibration
+from rubricjudge._calibration._groups import Calibration
 from rubricjudge._cli._grade_io import read_items
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._server import DirectorySource, ServerSettings, create_app
+from rubricjudge._server._app import create_app
+from rubricjudge._server._settings import ServerSettings
+from rubricjudge._server._sources import DirectorySource
 
 FUZZ = settings(
     max_examples=80,

@@ -184,9 +184,9 @@ def test_tool_call_arguments_holding_half_an_emoji(
 
 
 def test_an_item_built_in_python_is_stored_written_and_reported(tmp_path: Path) -> None:
-    from rubricjudge._graders import CriterionGrader
+    from rubricjudge._graders._criterion import CriterionGrader
     from rubricjudge._judges._fake import FakeJudge
-    from rubricjudge._runs import evaluate_sync
+    from rubricjudge._runs._evaluate import evaluate_sync
 
     ds = RubricDataset(prompt="Why?", rubric=rubric())
     ds.add_item(submission=f"cut {HALF}", id=f"id {HALF}", query=f"q {HALF}")
@@ -195,3 +195,25 @@ def test_an_item_built_in_python_is_stored_written_and_reported(tmp_path: Path) 
     assert result.summary.items_graded == 1
     copy = RubricDataset.from_file(tmp_path / "run" / "dataset.jsonl")
     assert copy.items[0].query == "q \ufffd"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"a": "\\ud83d"}',  # the escape
+        '{"a": "\ud83d"}'.encode("utf-8", "surrogatepass"),  # json.loads reads it as one
+        '{"a": "\\ud83d"}'.encode("utf-16"),  # json.loads detects UTF-16 too
+        '{"a": "\\ud83d"}'.encode("utf-32-le"),
+    ],
+)
+def test_the_quick_check_before_walking_a_reply_misses_no_lone_surrogate(body: bytes) -> None:
+    """Replies skip the walk over their strings when no surrogate can be in them (issue 39)."""
+    from rubricjudge._judges._http import HTTPReply
+    from rubricjudge._limits import may_hold_surrogates, without_surrogates
+
+    assert without_surrogates(json.loads(body))[1] == 1  # each case really holds one
+    assert may_hold_surrogates(body)
+    assert HTTPReply(200, {}, body).json() == {"a": "\ufffd"}
+    assert not may_hold_surrogates(b'{"a": "caf\\u00e9"}')  # an escape, but of no surrogate
+    assert may_hold_surrogates('{"a": "\\udc00"}') and may_hold_surrogates('{"a": "\udc00"}')
+    assert not may_hold_surrogates('{"a": "café"}')

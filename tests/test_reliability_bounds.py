@@ -16,12 +16,14 @@ import pytest
 
 from rubricjudge import Criterion
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._methods._decode import render_template, run_decode
 from rubricjudge._methods._template import RENDER_MAX_CHARS, TemplateLimitError
-from rubricjudge._server import DirectorySource, ServerSettings, create_app
+from rubricjudge._server._app import create_app
+from rubricjudge._server._settings import ServerSettings
+from rubricjudge._server._sources import DirectorySource
 
 TOKEN = "bounds-token-0123456789abcdef"
 

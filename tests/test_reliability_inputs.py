@@ -16,10 +16,12 @@ import pytest
 
 from rubricjudge import ConfigError
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._judges._parse import parse_json_reply
-from rubricjudge._server import DirectorySource, ServerSettings, create_app
+from rubricjudge._server._app import create_app
+from rubricjudge._server._settings import ServerSettings
+from rubricjudge._server._sources import DirectorySource
 
 MULTI = (
     "criteria:\n- name: q\n  weight: 1\n  requirement: How clear is it?\n"

@@ -23,11 +23,11 @@ from rubricjudge import (
     load_rubrics,
 )
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._judges._parse import parse_json_reply
 from rubricjudge._limits import MAX_DEPTH, DataLimitError, json_loads, yaml_load
-from rubricjudge._methods import FunctionRegistry
+from rubricjudge._methods._functions import FunctionRegistry
 from rubricjudge._methods._run import run_method
 
 
@@ -358,7 +358,7 @@ def test_a_rejected_reply_is_neither_cached_nor_replayed(chat_server: Any, tmp_p
 
 
 async def test_a_resumed_run_asks_again_what_did_not_answer(tmp_path: Path) -> None:
-    from rubricjudge._runs import evaluate
+    from rubricjudge._runs._evaluate import evaluate
 
     calls: list[str] = []
 
@@ -379,7 +379,7 @@ async def test_a_resumed_run_asks_again_what_did_not_answer(tmp_path: Path) -> N
 
 
 async def test_a_run_asks_each_judge_in_its_own_preferred_layout(tmp_path: Path) -> None:
-    from rubricjudge._runs import evaluate
+    from rubricjudge._runs._evaluate import evaluate
 
     class Prefers(FakeJudge):
         preferred_verdict_method = "verdict-only"
@@ -416,7 +416,7 @@ def test_a_run_directory_is_locked_against_a_second_process(tmp_path: Path) -> N
 
 async def test_evaluate_refuses_a_run_directory_in_use(tmp_path: Path) -> None:
     from rubricjudge import UsageError
-    from rubricjudge._runs import evaluate
+    from rubricjudge._runs._evaluate import evaluate
     from rubricjudge._runs._lock import RunLock
 
     ds = RubricDataset(prompt="q", rubric=_verdict_rubric())

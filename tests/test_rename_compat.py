@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rubricjudge import Rubric
-from rubricjudge._calibration import Calibration
+from rubricjudge._calibration._groups import Calibration
 from rubricjudge._env import cache_home, data_home, getenv
 
 
@@ -52,7 +52,7 @@ def test_old_directories_are_used_where_they_already_are(
 
 
 def test_a_registry_version_stored_under_the_old_name_is_the_same_content() -> None:
-    from rubricjudge._registry import content_hash, same_content
+    from rubricjudge._registry._records import content_hash, same_content
 
     rubric = Rubric.from_dict([{"name": "a", "weight": 1.0, "requirement": "says hi"}])
     old = content_hash(rubric, marker="rubricate/1")

@@ -48,15 +48,10 @@ from ._lazy import lazy_exports as _lazy_exports  # noqa: E402
 from ._version import __version__ as __version__  # noqa: E402
 
 if TYPE_CHECKING:
-    from ._calibration import (
-        Calibration,
-    )
-    from ._datasets import (
-        DataItem,
-        RubricDataset,
-        example_datasets,
-        load_example_dataset,
-    )
+    from ._calibration._groups import Calibration
+    from ._datasets._bundled import example_datasets, load_example_dataset
+    from ._datasets._dataset import DataItem
+    from ._datasets._io import RubricDataset
     from ._errors import (
         ConfigError,
         DatasetError,
@@ -69,23 +64,16 @@ if TYPE_CHECKING:
         UsageError,
         VerdictError,
     )
-    from ._formats import (
-        load_rubrics,
-        validate_data,
-    )
-    from ._graders import (
-        CriterionGrader,
-        FailurePolicy,
-        Grader,
-        GraderSpec,
-        JudgeSpec,
-        LLMConfig,
-        PerCriterionOneShotGrader,
-        RubricAsJudgeGrader,
-    )
-    from ._hybrid import (
-        HybridGrader,
-    )
+    from ._formats._load import load_rubrics, validate_data
+    from ._graders._base import Grader
+    from ._graders._combine import FailurePolicy
+    from ._graders._criterion import CriterionGrader
+    from ._graders._ensemble import JudgeSpec
+    from ._graders._holistic import RubricAsJudgeGrader
+    from ._graders._llm_config import LLMConfig
+    from ._graders._oneshot import PerCriterionOneShotGrader
+    from ._graders._spec import GraderSpec
+    from ._hybrid._grader import HybridGrader
     from ._judges._base import (
         Judge,
         JudgeConfig,
@@ -102,46 +90,32 @@ if TYPE_CHECKING:
         get_judge,
         register_judge,
     )
-    from ._lint import (
-        lint_rubric,
-    )
-    from ._metrics import (
-        compute_metrics,
-    )
-    from ._model import (
+    from ._lint._rules import lint_rubric
+    from ._metrics._compute import compute_metrics
+    from ._model._criterion import (
         CalibrationExample,
-        CannotAssessStrategy,
         Criterion,
         CriterionOption,
-        CriterionReport,
         CriterionVerdict,
-        EvaluationReport,
-        HybridMetric,
-        Rubric,
         Scale,
         ScaleType,
         ScoringMethod,
-        ScoringPolicy,
         ScoringType,
     )
-    from ._report import (
-        write_report,
-    )
-    from ._rewards import (
-        RubricReward,
-    )
-    from ._runs import (
-        RunResult,
-        calibrate,
-        evaluate,
-        evaluate_sync,
-    )
+    from ._model._reports import CriterionReport, EvaluationReport
+    from ._model._rubric import HybridMetric, Rubric
+    from ._model._scoring import CannotAssessStrategy, ScoringPolicy
+    from ._report._write import write_report
+    from ._rewards._reward import RubricReward
+    from ._runs._calibrate import calibrate
+    from ._runs._evaluate import evaluate, evaluate_sync
+    from ._runs._result import RunResult
 
 _LAZY: dict[str, str] = {
-    "DataItem": "._datasets",
-    "RubricDataset": "._datasets",
-    "example_datasets": "._datasets",
-    "load_example_dataset": "._datasets",
+    "DataItem": "._datasets._dataset",
+    "RubricDataset": "._datasets._io",
+    "example_datasets": "._datasets._bundled",
+    "load_example_dataset": "._datasets._bundled",
     "ConfigError": "._errors",
     "DatasetError": "._errors",
     "JudgeError": "._errors",
@@ -152,16 +126,16 @@ _LAZY: dict[str, str] = {
     "RunError": "._errors",
     "UsageError": "._errors",
     "VerdictError": "._errors",
-    "load_rubrics": "._formats",
-    "validate_data": "._formats",
-    "CriterionGrader": "._graders",
-    "FailurePolicy": "._graders",
-    "Grader": "._graders",
-    "GraderSpec": "._graders",
-    "JudgeSpec": "._graders",
-    "LLMConfig": "._graders",
-    "PerCriterionOneShotGrader": "._graders",
-    "RubricAsJudgeGrader": "._graders",
+    "load_rubrics": "._formats._load",
+    "validate_data": "._formats._load",
+    "CriterionGrader": "._graders._criterion",
+    "FailurePolicy": "._graders._combine",
+    "Grader": "._graders._base",
+    "GraderSpec": "._graders._spec",
+    "JudgeSpec": "._graders._ensemble",
+    "LLMConfig": "._graders._llm_config",
+    "PerCriterionOneShotGrader": "._graders._oneshot",
+    "RubricAsJudgeGrader": "._graders._holistic",
     "Judge": "._judges._base",
     "JudgeConfig": "._judges._base",
     "JudgeRequest": "._judges._base",
@@ -170,30 +144,30 @@ _LAZY: dict[str, str] = {
     "FakeJudge": "._judges._fake",
     "get_judge": "._judges._registry",
     "register_judge": "._judges._registry",
-    "CalibrationExample": "._model",
-    "CannotAssessStrategy": "._model",
-    "Criterion": "._model",
-    "CriterionOption": "._model",
-    "CriterionReport": "._model",
-    "CriterionVerdict": "._model",
-    "EvaluationReport": "._model",
-    "HybridMetric": "._model",
-    "Rubric": "._model",
-    "Scale": "._model",
-    "ScaleType": "._model",
-    "ScoringMethod": "._model",
-    "ScoringPolicy": "._model",
-    "ScoringType": "._model",
-    "Calibration": "._calibration",
-    "HybridGrader": "._hybrid",
-    "lint_rubric": "._lint",
-    "compute_metrics": "._metrics",
-    "write_report": "._report",
-    "RubricReward": "._rewards",
-    "RunResult": "._runs",
-    "calibrate": "._runs",
-    "evaluate": "._runs",
-    "evaluate_sync": "._runs",
+    "CalibrationExample": "._model._criterion",
+    "CannotAssessStrategy": "._model._scoring",
+    "Criterion": "._model._criterion",
+    "CriterionOption": "._model._criterion",
+    "CriterionReport": "._model._reports",
+    "CriterionVerdict": "._model._criterion",
+    "EvaluationReport": "._model._reports",
+    "HybridMetric": "._model._rubric",
+    "Rubric": "._model._rubric",
+    "Scale": "._model._criterion",
+    "ScaleType": "._model._criterion",
+    "ScoringMethod": "._model._criterion",
+    "ScoringPolicy": "._model._scoring",
+    "ScoringType": "._model._criterion",
+    "Calibration": "._calibration._groups",
+    "HybridGrader": "._hybrid._grader",
+    "lint_rubric": "._lint._rules",
+    "compute_metrics": "._metrics._compute",
+    "write_report": "._report._write",
+    "RubricReward": "._rewards._reward",
+    "RunResult": "._runs._result",
+    "calibrate": "._runs._calibrate",
+    "evaluate": "._runs._evaluate",
+    "evaluate_sync": "._runs._evaluate",
 }
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "JudgeError",
     "JudgeErrorCategory",
     "JudgeParseError",
+    "LabelError",
     "MetricError",
     "Problem",
     "RegistryError",
@@ -56,6 +57,7 @@ __all__ = [
     "RubricNotFoundError",
     "RunError",
     "StorageError",
+    "UnknownItem",
     "UsageError",
     "VerdictError",
     "VersionConflict",
@@ -195,6 +197,14 @@ class VersionConflict(RegistryError):
 
 class RubricNotFoundError(UsageError, LookupError):
     """The scoring server's source has no rubric with that id (the message lists some that do)."""
+
+
+class LabelError(UsageError):
+    """A label the labelling page cannot apply: no such criterion, or a value that does not fit."""
+
+
+class UnknownItem(LabelError, LookupError):
+    """The labelling page's dataset has no item of that name."""
 
 
 class IllegalTransition(UsageError):

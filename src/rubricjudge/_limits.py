@@ -122,7 +122,24 @@ _MAY_HOLD = re.compile(r"[\ud800-\udfff]|\\(?:u|U0000)[dD][89a-fA-F]")
 _HIGH = r"\\u[dD][89abAB][0-9a-fA-F]{2}"
 _LOW = r"\\u[dD][c-fC-F][0-9a-fA-F]{2}"
 _LONE = re.compile(rf"[\ud800-\udfff]|{_HIGH}(?!{_LOW})|(?<!{_HIGH}){_LOW}|\\U0000[dD][89a-fA-F]")
+_MAY_HOLD_BYTES = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F]")
 _noted: set[str] = set()
+
+
+def may_hold_surrogates(text: str | bytes) -> bool:
+    """Whether parsing ``text`` (JSON or YAML) could give a string with a lone surrogate.
+
+    False is certain; True only says :func:`without_surrogates` must look. ``json.loads``
+    decodes bytes with ``surrogatepass`` (and may read UTF-16 or UTF-32): only ASCII
+    bytes with no NUL are read here, the rest may hold one.
+    """
+    if isinstance(text, bytes):
+        if not text.isascii() or b"\0" in text:
+            return True
+        return (b"\\u" in text or b"\\U" in text) and _MAY_HOLD_BYTES.search(text) is not None
+    if text.isascii() and "\\u" not in text and "\\U" not in text:
+        return False
+    return _MAY_HOLD.search(text) is not None
 
 
 def without_surrogates(data: Any) -> tuple[Any, int]:

@@ -23,6 +23,9 @@ import sys
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from ._errors import ConfigError
+from ._version import __version__
+
 __all__ = ["TRACER_NAME", "disable", "enable", "enable_from_env", "env_asks", "span"]
 
 TRACER_NAME = "rubricjudge"
@@ -51,7 +54,6 @@ def enable(tracer_provider: Any = None) -> None:
     """
     global _tracer, _checked
     trace = _import_trace()
-    from ._version import __version__
 
     if tracer_provider is None:
         _tracer = trace.get_tracer(TRACER_NAME, __version__)
@@ -110,8 +112,6 @@ def enable_from_env(*, force: bool = False) -> None:
 
 
 def _own_provider() -> Any:
-    from ._errors import ConfigError
-
     try:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
@@ -160,8 +160,6 @@ def _installed() -> bool:
 
 
 def _import_trace() -> Any:
-    from ._errors import ConfigError
-
     try:
         from opentelemetry import trace
     except ImportError:

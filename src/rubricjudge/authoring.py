@@ -7,15 +7,10 @@ only when agreement with held-out labels rises beyond noise (``mcnemar_exact``).
 
 from __future__ import annotations
 
-from ._authoring import (
-    CandidateResult,
-    CriterionRefinement,
-    DraftResult,
-    RefineResult,
-    draft_rubric,
-    mcnemar_exact,
-    refine_rubric,
-)
+from ._authoring._draft import DraftResult, draft_rubric
+from ._authoring._refine import refine_rubric
+from ._authoring._refine_report import CandidateResult, CriterionRefinement, RefineResult
+from ._authoring._stats import mcnemar_exact
 
 __all__ = [
     "CandidateResult",

@@ -32,12 +32,12 @@ from ._dataknobs._review import (
     create_provenance,
 )
 from ._lint._meta import build_meta_rubric
-from ._methods import FunctionRegistry
 from ._methods._feedback import (
     generate_criterion_feedback,
     generate_deterministic_summary,
     generate_feedback_summary,
 )
+from ._methods._functions import FunctionRegistry
 from ._model._reports import CriterionReport as CriterionResult
 from ._model._reports import EvaluationReport as RubricEvaluation
 from ._model._rubric import Rubric, ScoringMethod, ScoringType

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ._errors import MetricError
-from ._hybrid import HybridGrader, metric_names, register_metric, unregister_metric
-from ._model import HybridMetric
+from ._hybrid._grader import HybridGrader
+from ._hybrid._names import metric_names, register_metric, unregister_metric
+from ._model._rubric import HybridMetric
 
 __all__ = [
     "HybridGrader",

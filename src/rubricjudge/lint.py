@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._lint import LintFinding, build_meta_rubric, lint_rubric
+from ._lint._meta import build_meta_rubric
+from ._lint._rules import LintFinding, lint_rubric
 
 __all__ = [
     "LintFinding",

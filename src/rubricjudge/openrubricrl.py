@@ -8,10 +8,11 @@ computes OpenRubricRL's reward from the exact place on the rubric's scale.
 from __future__ import annotations
 
 from ._errors import RewardError
-from ._formats import convert_rubric
-from ._hybrid import HybridGrader
-from ._model import HybridMetric, Rubric, Scale
-from ._rewards import RubricReward
+from ._formats._dump import convert_rubric
+from ._hybrid._grader import HybridGrader
+from ._model._criterion import Scale
+from ._model._rubric import HybridMetric, Rubric
+from ._rewards._reward import RubricReward
 
 __all__ = [
     "HybridGrader",

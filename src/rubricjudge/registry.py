@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ._errors import RegistryError, RubricNotFound, StorageError, VersionConflict
-from ._registry import RubricRegistry, RubricVersion, open_database, register_backend
+from ._registry._open import open_database, register_backend
+from ._registry._records import RubricVersion
+from ._registry._store import RubricRegistry
 
 __all__ = [
     "RegistryError",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ._errors import IllegalTransition
-from ._review import Artifact, ArtifactEvaluation, ArtifactStatus, ArtifactStore
+from ._review._artifacts import ArtifactStore
+from ._review._types import Artifact, ArtifactEvaluation, ArtifactStatus
 
 __all__ = [
     "Artifact",

@@ -16,16 +16,11 @@ Guide: docs/rl-training.md.
 from __future__ import annotations
 
 from ._errors import RewardError
-from ._rewards import (
-    GroupRankReward,
-    GroupRelativeReward,
-    RewardEngine,
-    RewardStats,
-    RewardVariance,
-    RubricReward,
-    compute_reward_variance,
-    group_relative,
-)
+from ._rewards._engine import RewardEngine
+from ._rewards._group import GroupRelativeReward, group_relative
+from ._rewards._rank import GroupRankReward
+from ._rewards._reward import RewardStats, RubricReward
+from ._rewards._variance import RewardVariance, compute_reward_variance
 
 __all__ = [
     "GroupRankReward",

@@ -7,9 +7,14 @@ async, as the ``rubric`` package's graders do), wrapped in a :class:`CallableJud
 
 from __future__ import annotations
 
-from ._graders import LLMConfig, PerCriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
+from ._graders._criterion import PerCriterionGrader
+from ._graders._holistic import RubricAsJudgeGrader
+from ._graders._llm_config import LLMConfig
+from ._graders._oneshot import PerCriterionOneShotGrader
 from ._judges._callable import CallableJudge
-from ._model import Criterion, EvaluationReport, Rubric
+from ._model._criterion import Criterion
+from ._model._reports import EvaluationReport
+from ._model._rubric import Rubric
 
 __all__ = [
     "CallableJudge",

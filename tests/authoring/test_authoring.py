@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from rubricjudge import Criterion, Rubric, RubricDataset
-from rubricjudge._authoring import mcnemar_exact, refine_rubric
+from rubricjudge._authoring._refine import refine_rubric
+from rubricjudge._authoring._stats import mcnemar_exact
 from rubricjudge._cli.main import main
-from rubricjudge._lint import lint_rubric
+from rubricjudge._lint._rules import lint_rubric
 from rubricjudge.judges import get_judge
 from tests.support.chat_server import ChatServer, Reply, schema_of
 

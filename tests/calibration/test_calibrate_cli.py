@@ -17,7 +17,7 @@ import pytest
 from rubricjudge import Criterion, CriterionVerdict, Rubric
 from rubricjudge._calibration._groups import criterion_id
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._registry import get_judge
 from tests.support.calibration_helpers import biased, labelled
 from tests.support.chat_server import ChatServer, Reply
@@ -114,7 +114,7 @@ def test_calibrate_refuses_too_few_labels_or_no_probabilities(
 def test_grade_dry_run_estimates_the_cascade(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rubricjudge._calibration import Calibration, CalibrationGroup
+    from rubricjudge._calibration._groups import Calibration, CalibrationGroup
 
     rubric = tmp_path / "r.yaml"
     rubric.write_text("- name: a\n  weight: 1\n  requirement: States A\n")

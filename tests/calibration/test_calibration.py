@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionOption, UsageError
-from rubricjudge._calibration import Calibration, Sample, fit_groups
 from rubricjudge._calibration._fit import apply_fit, fit_scale_bias
-from rubricjudge._calibration._groups import criterion_id, group_ids
+from rubricjudge._calibration._groups import Calibration, criterion_id, group_ids
+from rubricjudge._calibration._train import Sample, fit_groups
 
 POS = Criterion(name="c", weight=1, requirement="States that energy is conserved")
 NEG = Criterion(name="f", weight=-1, requirement="Claims that energy is destroyed")

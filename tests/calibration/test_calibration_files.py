@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionOption
-from rubricjudge._calibration import Calibration, CalibrationGroup
-from rubricjudge._calibration._groups import criterion_id, group_ids
+from rubricjudge._calibration._groups import Calibration, CalibrationGroup, criterion_id, group_ids
 from rubricjudge._cli.main import main
 
 SHIPPED = Path(__file__).parents[2] / "src/rubricjudge/data/local_calibration.json"

@@ -11,7 +11,9 @@ import pytest
 
 from rubricjudge import Criterion, CriterionVerdict, Rubric, RubricDataset
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._graders._holistic import RubricAsJudgeGrader
+from rubricjudge._graders._oneshot import PerCriterionOneShotGrader
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._rewards._reward import RubricReward
 from tests.support.chat_server import ChatServer, Reply

@@ -22,7 +22,7 @@ import pytest
 
 from rubricjudge import Criterion, CriterionOption, Rubric, ScoringMethod
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._methods import run_method
+from rubricjudge._methods._run import run_method
 from rubricjudge.dataknobs import RubricExecutor
 
 LEVELS = [

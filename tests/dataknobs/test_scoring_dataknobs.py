@@ -27,9 +27,9 @@ from rubricjudge import (
     ScoringPolicy,
 )
 from rubricjudge._cli.main import main
-from rubricjudge._methods import run_method
+from rubricjudge._methods._run import run_method
 from rubricjudge._model._scoring_dataknobs import neumaier_sum
-from rubricjudge._registry import RubricRegistry
+from rubricjudge._registry._store import RubricRegistry
 from rubricjudge._review._artifacts import ArtifactStatus, ArtifactStore
 from rubricjudge.methods import evaluate_rubric_sync
 

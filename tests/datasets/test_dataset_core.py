@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 
 from rubricjudge import Criterion, CriterionOption, CriterionVerdict, Rubric, VerdictError
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._errors import DatasetError
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS

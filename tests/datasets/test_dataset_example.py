@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from rubricjudge import CriterionVerdict
-from rubricjudge._datasets import RubricDataset
 from rubricjudge._datasets._bundled import example_datasets, load_example_dataset
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._errors import ConfigError
 
 SHARED = (

@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from rubricjudge import Criterion, CriterionOption, CriterionVerdict, Rubric
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._errors import DatasetError, RubricJudgeError
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rubricjudge import Problem, Rubric, RubricError
-from rubricjudge._formats import load_data, load_file, validate_data
+from rubricjudge._formats._load import load_data, load_file, validate_data
 
 BAD = Path(__file__).parents[1] / "data" / "bad"
 

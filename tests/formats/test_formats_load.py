@@ -12,14 +12,8 @@ import pytest
 import yaml
 
 from rubricjudge import ConfigError, Criterion, Rubric, RubricError, ScoringType
-from rubricjudge._formats import (
-    detect_format,
-    load_data,
-    load_file,
-    load_rubrics,
-    load_text,
-    validate_data,
-)
+from rubricjudge._formats._detect import detect_format
+from rubricjudge._formats._load import load_data, load_file, load_rubrics, load_text, validate_data
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

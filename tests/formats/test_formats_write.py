@@ -21,7 +21,8 @@ from rubricjudge import (
     ScoringMethod,
     ScoringType,
 )
-from rubricjudge._formats import convert_rubric, dump_file, load_data, load_file, load_text
+from rubricjudge._formats._dump import convert_rubric, dump_file
+from rubricjudge._formats._load import load_data, load_file, load_text
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 ALL_EXAMPLES = sorted(

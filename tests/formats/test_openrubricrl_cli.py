@@ -10,7 +10,7 @@ import yaml
 
 from rubricjudge import Rubric
 from rubricjudge._cli.main import main
-from rubricjudge._formats import load_data
+from rubricjudge._formats._load import load_data
 from rubricjudge._formats._migrate import PLACEHOLDER, migrate_openrubricrl
 
 V1 = {

@@ -15,9 +15,11 @@ import pytest
 
 from rubricjudge import ConfigError, Criterion, Rubric, RubricError, Scale, VerdictError
 from rubricjudge._cli.main import main
-from rubricjudge._formats import load_data, validate_data
-from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader, RubricAsJudgeGrader
+from rubricjudge._formats._load import load_data, validate_data
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._graders._ensemble import JudgeSpec
+from rubricjudge._graders._holistic import RubricAsJudgeGrader
+from rubricjudge._graders._oneshot import PerCriterionOneShotGrader
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._model._scoring import finalize, reports_from_verdicts
 from rubricjudge._rewards._reward import RubricReward

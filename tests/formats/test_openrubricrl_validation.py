@@ -10,7 +10,7 @@ import yaml
 
 from rubricjudge import Rubric, RubricError
 from rubricjudge._cli.main import main
-from rubricjudge._formats import load_file, validate_data
+from rubricjudge._formats._load import load_file, validate_data
 
 BAD = Path(__file__).parents[1] / "data" / "bad"
 BASE: dict[str, Any] = {

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from rubricjudge import Criterion, CriterionVerdict, Rubric
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._graders._evidence import check_quote, similarity
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge

@@ -16,7 +16,7 @@ import pytest
 from rubricjudge import Criterion, Rubric
 from rubricjudge._cli.cmd_grade import _Source, _write_reports
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from tests.support.chat_server import ChatServer, Reply

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionOption, CriterionVerdict, Rubric
-from rubricjudge._graders import CriterionGrader, LengthPenalty, PerCriterionGrader
-from rubricjudge._graders._inputs import compute_length_penalty, to_submission
+from rubricjudge._graders._criterion import CriterionGrader, PerCriterionGrader
+from rubricjudge._graders._inputs import LengthPenalty, compute_length_penalty, to_submission
 from rubricjudge._graders._judging import shuffle_order
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge

@@ -15,9 +15,15 @@ from rubricjudge import (
     JudgeError,
     Rubric,
 )
-from rubricjudge._graders import CriterionGrader, JudgeSpec, PerCriterionOneShotGrader
-from rubricjudge._graders._ensemble import check_aggregation, decide_binary, decide_options
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._graders._ensemble import (
+    JudgeSpec,
+    check_aggregation,
+    decide_binary,
+    decide_options,
+)
 from rubricjudge._graders._judging import shuffle_order
+from rubricjudge._graders._oneshot import PerCriterionOneShotGrader
 from rubricjudge._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS

@@ -14,7 +14,7 @@ from rubricjudge import (
     JudgeError,
     Rubric,
 )
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import FakeJudge
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS
@@ -216,7 +216,7 @@ async def test_a_subclass_aggregate_decides_the_score(rubric: Rubric) -> None:
 async def test_holistic_all_negative_raw_score_follows_the_seed_formula() -> None:
     # the seed: raw_score = llm / 100 * total_positive_weight, so 0.0 with no positive
     # weight (the `rubric` package's code gives -2.4 here; docs/scoring.md lists the difference)
-    from rubricjudge._graders import RubricAsJudgeGrader
+    from rubricjudge._graders._holistic import RubricAsJudgeGrader
 
     faults = Rubric(
         [

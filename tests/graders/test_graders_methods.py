@@ -14,10 +14,11 @@ from rubricjudge import (
     Rubric,
     ScoringMethod,
 )
-from rubricjudge._graders import CriterionGrader, PerCriterionOneShotGrader
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._graders._oneshot import PerCriterionOneShotGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._methods import FunctionRegistry
+from rubricjudge._methods._functions import FunctionRegistry
 from tests.support.helpers import levels
 
 MET, UNMET, CA = CriterionVerdict.MET, CriterionVerdict.UNMET, CriterionVerdict.CANNOT_ASSESS

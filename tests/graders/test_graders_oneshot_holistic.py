@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from rubricjudge import Criterion, CriterionOption, CriterionVerdict, JudgeError, Rubric, Scale
-from rubricjudge._graders import PerCriterionOneShotGrader, RubricAsJudgeGrader
+from rubricjudge._graders._holistic import RubricAsJudgeGrader
+from rubricjudge._graders._oneshot import PerCriterionOneShotGrader
 from rubricjudge._graders._prompts import SYSTEM_CRITERION, SYSTEM_ONESHOT
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
@@ -175,7 +176,7 @@ async def test_holistic_failures(rubric: Rubric) -> None:
 
 
 async def test_holistic_ensemble_is_a_weighted_mean(rubric: Rubric) -> None:
-    from rubricjudge._graders import JudgeSpec
+    from rubricjudge._graders._ensemble import JudgeSpec
 
     judges = [
         JudgeSpec(FakeJudge(default={"reason": "", "score": 90}), id="x", weight=3),

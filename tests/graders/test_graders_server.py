@@ -13,12 +13,10 @@ from typing import Any
 import pytest
 
 from rubricjudge import CriterionVerdict, JudgeError, Rubric
-from rubricjudge._graders import (
-    CriterionGrader,
-    JudgeSpec,
-    PerCriterionOneShotGrader,
-    RubricAsJudgeGrader,
-)
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._graders._ensemble import JudgeSpec
+from rubricjudge._graders._holistic import RubricAsJudgeGrader
+from rubricjudge._graders._oneshot import PerCriterionOneShotGrader
 from rubricjudge._graders._prompts import SYSTEM_CRITERION, SYSTEM_HOLISTIC, SYSTEM_ONESHOT
 from rubricjudge._judges._registry import get_judge
 from tests.support.chat_server import ChatServer, Reply, schema_of

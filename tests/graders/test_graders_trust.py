@@ -17,8 +17,8 @@ from rubricjudge import (
     JudgeError,
     Rubric,
 )
-from rubricjudge._calibration import Calibration, CalibrationGroup
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._calibration._groups import Calibration, CalibrationGroup
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
 from tests.support.helpers import LEVELS, sky_rubric

@@ -8,17 +8,11 @@ from pathlib import Path
 import pytest
 
 from rubricjudge import ConfigError, Criterion, HybridMetric, Rubric, Scale
-from rubricjudge._graders import CriterionGrader
-from rubricjudge._hybrid import (
-    HybridGrader,
-    MetricError,
-    MetricInput,
-    MetricValue,
-    combine_scores,
-    metric_names,
-    register_metric,
-    unregister_metric,
-)
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._hybrid._base import MetricError, MetricInput, MetricValue
+from rubricjudge._hybrid._combine import combine_scores
+from rubricjudge._hybrid._grader import HybridGrader
+from rubricjudge._hybrid._names import metric_names, register_metric, unregister_metric
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._model._reports import MetricResult
 

@@ -7,8 +7,13 @@ import sys
 import pytest
 from sacrebleu.metrics import BLEU, CHRF
 
-from rubricjudge._hybrid import MetricError, MetricInput, count_syllables, flesch_reading_ease
-from rubricjudge._hybrid._readability import readability, text_counts
+from rubricjudge._hybrid._base import MetricError, MetricInput
+from rubricjudge._hybrid._readability import (
+    count_syllables,
+    flesch_reading_ease,
+    readability,
+    text_counts,
+)
 from rubricjudge._hybrid._text import (
     bleu,
     chrf,

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from rubricjudge import Criterion, HybridMetric, Rubric
-from rubricjudge._graders import CriterionGrader
-from rubricjudge._hybrid import HybridGrader, MetricError, Perplexity, perplexity_to_unit
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._hybrid._base import MetricError
+from rubricjudge._hybrid._grader import HybridGrader
+from rubricjudge._hybrid._perplexity import Perplexity, perplexity_to_unit
 from rubricjudge._judges._fake import FakeJudge
 
 

@@ -133,6 +133,9 @@ async def test_api_key_never_reaches_the_cache_file(
     for i in range(3):
         await judge.judge(request(f"question {i}"))
     assert chat_server.chat_requests[0].headers["authorization"].endswith(SECRET)
+    shared = open_cache(str(file))
+    assert shared is not None
+    shared.flush()  # the writer thread may not have run yet on a busy machine
     conn = sqlite3.connect(file)
     conn.execute("PRAGMA wal_checkpoint(FULL)")
     conn.close()

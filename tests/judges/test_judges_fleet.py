@@ -18,15 +18,16 @@ from typing import Any
 import pytest
 
 from rubricjudge._cli.main import main
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._errors import ConfigError, JudgeError, UsageError
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges import _fleet
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._judges._fleet import parse_base_urls
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._rubric import Criterion, Rubric
-from rubricjudge._runs import evaluate
+from rubricjudge._runs._evaluate import evaluate
 from rubricjudge._runs._store import RunStore
 from rubricjudge.judges import EndpointStats
 from rubricjudge.runs import RunSummary

@@ -7,12 +7,13 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from rubricjudge._datasets import DataItem, RubricDataset
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._judges._provider_limits import Gate, TokenBucket, limits_for
 from rubricjudge._model._rubric import Criterion, Rubric
-from rubricjudge._runs import evaluate
+from rubricjudge._runs._evaluate import evaluate
 from tests.support.chat_server import ChatServer, Reply, schema_of
 from tests.support.judge_helpers import openai_judge, request, waits
 

@@ -16,9 +16,8 @@ from rubricjudge import Criterion, Rubric, RubricDataset
 from rubricjudge._cli.main import main
 from rubricjudge._conversations._submission import to_submission
 from rubricjudge._errors import ConfigError, DatasetError
-from rubricjudge._graders import CriterionGrader
-from rubricjudge._judges._base import JudgeConfig
-from rubricjudge._judges._media import MediaBudget
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._judges._base import JudgeConfig, MediaBudget
 from rubricjudge._judges._registry import get_judge
 from tests.support.anthropic_server import AnthropicServer, tool_use
 from tests.support.chat_server import ChatServer, Reply
@@ -441,7 +440,8 @@ def test_a_fault_seen_in_an_image_is_not_undone_by_the_quote_check(
 
 
 def test_pairwise_and_group_refuse_what_they_would_not_show(chat_server: ChatServer) -> None:
-    from rubricjudge._graders import GroupRanker, PairwiseGrader
+    from rubricjudge._graders._group import GroupRanker
+    from rubricjudge._graders._pairwise import PairwiseGrader
 
     judge = get_judge("openai/vision-test", base_url=chat_server.base_url, cache=False)
     picture = [{"type": "image", "data": B64(RED).decode()}]
@@ -453,7 +453,8 @@ def test_pairwise_and_group_refuse_what_they_would_not_show(chat_server: ChatSer
 
 
 def test_the_batch_api_carries_the_images(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rubricjudge._runs import BatchOptions, evaluate_sync
+    from rubricjudge._runs._batch_run import BatchOptions
+    from rubricjudge._runs._evaluate import evaluate_sync
     from tests.support.batch_server import BatchServer
 
     monkeypatch.setenv("RUBRICJUDGE_CACHE_DIR", str(tmp_path / "cache"))
@@ -478,7 +479,7 @@ def test_the_batch_api_carries_the_images(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_evaluate_resume_refuses_a_dataset_whose_image_changed(pictures: Path) -> None:
-    from rubricjudge._runs import evaluate_sync
+    from rubricjudge._runs._evaluate import evaluate_sync
 
     picture = pictures / "img" / "mine.png"
     picture.write_bytes(RED)
@@ -515,7 +516,7 @@ def test_a_reference_with_an_image_is_shown_before_the_submission_s(
     ds = RubricDataset.from_file(ds_file)
     again = RubricDataset.from_jsonl(ds.to_jsonl())  # written with the bytes inline
     assert again.items[0].reference_submission == ds.items[0].reference_submission
-    from rubricjudge._runs import evaluate_sync
+    from rubricjudge._runs._evaluate import evaluate_sync
 
     judge = get_judge("openai/vision-test", base_url=chat_server.base_url, cache=False)
     evaluate_sync(ds, CriterionGrader(judge, evidence="off"))

@@ -173,3 +173,25 @@ def test_stale_temporary_copies_are_removed_and_nothing_else(tmp_path: Path) -> 
     assert store.removed_temps == 2
     assert not any(p.exists() for p in stale)
     assert all(p.exists() for p in kept) and (tmp_path / ".ds.json.linkxxxx.tmp").is_symlink()
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["MET", "unmet", "yes", "No", "true", "0", "cannot assess", "fair", "GREAT", "1.0", "x"],
+)
+def test_the_page_takes_a_label_exactly_when_a_dataset_file_would(value: str) -> None:
+    from rubricjudge._datasets._dataset import normalize_ground_truth
+    from rubricjudge._errors import LabelError, VerdictError
+    from rubricjudge._label._store import check_label
+
+    r = rubric()
+    for criterion in (r.criteria[0], r.criteria[3]):
+        name = criterion.name or ""
+        try:
+            labels = {c.name or "": None for c in r.criteria} | {name: value}
+            from_file = normalize_ground_truth(r, labels)[r.criteria.index(criterion)]
+        except VerdictError:
+            with pytest.raises(LabelError):
+                check_label(criterion, name, value)
+        else:
+            assert check_label(criterion, name, value) == from_file

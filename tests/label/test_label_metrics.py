@@ -16,8 +16,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from rubricjudge import RubricDataset
 from rubricjudge._cli.main import main
-from rubricjudge._metrics import compute_metrics
-from rubricjudge._runs import RunResult
+from rubricjudge._metrics._compute import compute_metrics
+from rubricjudge._runs._result import RunResult
 from tests.support.label_helpers import grade_run, write_dataset
 
 ANA = ["MET", "MET", "UNMET", "MET", "UNMET", "MET", "MET", "UNMET", "MET", "UNMET"]

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from rubricjudge import ConfigError, Criterion, Rubric, ScoringMethod
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._graders._mixed import evaluate_rubric, evaluate_rubric_sync
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._methods import FunctionRegistry
+from rubricjudge._methods._functions import FunctionRegistry
 from tests.support.helpers import graded_levels
 
 LEVELS = graded_levels("Too few", "Enough", "Plenty")

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionOption, CriterionVerdict, ScoringMethod
-from rubricjudge._methods import FunctionRegistry, FunctionResult, run_method
+from rubricjudge._methods._functions import FunctionRegistry, FunctionResult
+from rubricjudge._methods._run import run_method
 from tests.support.helpers import graded_levels
 
 LEVELS = graded_levels("Fewer than 3", "3 to 9", "10 or more")

@@ -19,7 +19,8 @@ from rubricjudge import (
 )
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._methods import FunctionRegistry, run_method
+from rubricjudge._methods._functions import FunctionRegistry
+from rubricjudge._methods._run import run_method
 from tests.support.helpers import graded_levels
 
 LEVELS = graded_levels("Not usable", "Usable", "Great", indicators=["age-appropriate"])

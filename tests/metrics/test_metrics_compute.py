@@ -11,9 +11,10 @@ import pytest
 from scipy import stats
 from sklearn import metrics as skm
 
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._errors import ConfigError
-from rubricjudge._metrics import compute_metrics
+from rubricjudge._metrics._compute import compute_metrics
 from rubricjudge._model._reports import EvaluationReport, JudgeVote, OptionSelection
 from rubricjudge._model._rubric import Criterion, CriterionOption, CriterionVerdict, Rubric
 from rubricjudge._model._scoring import finalize

@@ -11,7 +11,7 @@ from scipy import stats
 from sklearn import metrics as skm
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from rubricjudge._metrics import fleiss_kappa, krippendorff_alpha
+from rubricjudge._metrics._agreement import fleiss_kappa, krippendorff_alpha
 from rubricjudge._metrics._classification import (
     accuracy,
     adjacent_accuracy,

@@ -16,7 +16,7 @@ from rubricjudge import (
     Rubric,
     RubricDataset,
 )
-from rubricjudge._metrics import compute_metrics
+from rubricjudge._metrics._compute import compute_metrics
 from rubricjudge._metrics._ppi import naive_mean, ppi_mean
 from rubricjudge.reports import CalibrationRecord
 

@@ -9,7 +9,7 @@ import pytest
 
 from rubricjudge import Rubric
 from rubricjudge._conversations._media_part import MediaPart
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge.errors import RubricError
 from tests.support.media_helpers import pdf, png
 

@@ -11,8 +11,9 @@ import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionGrader, FakeJudge, Rubric, RubricError
 from rubricjudge._cli.main import main
-from rubricjudge._formats import convert_rubric, rubric_json_schema
-from rubricjudge._lint import lint_rubric
+from rubricjudge._formats._dump import convert_rubric
+from rubricjudge._formats._schema import rubric_json_schema
+from rubricjudge._lint._rules import lint_rubric
 from rubricjudge._model._relations import MAX_RELATED, decide_related
 from rubricjudge._model._reports import CalibrationRecord, CriterionReport
 from rubricjudge.errors import JudgeError
@@ -272,8 +273,7 @@ def test_without_the_relation_both_are_met(chat_server: ChatServer) -> None:
 
 
 def test_a_calibration_decides_with_its_probabilities(chat_server: ChatServer) -> None:
-    from rubricjudge._calibration import Calibration, CalibrationGroup
-    from rubricjudge._calibration._groups import criterion_id
+    from rubricjudge._calibration._groups import Calibration, CalibrationGroup, criterion_id
 
     # the judge prefers partial (0.7 against 0.6); the calibration fitted for "full"
     # raises its MET (bias +2 on the logit), so the calibrated joint decision keeps full

@@ -157,7 +157,7 @@ def test_matches_reference_and_stays_in_bounds(
 
 @given(cases(), policies())
 def test_every_path_agrees(case: tuple[Rubric, list[Any]], p: ScoringPolicy) -> None:
-    from rubricjudge._datasets import RubricDataset
+    from rubricjudge._datasets._io import RubricDataset
 
     rubric, verdicts = case
     by_list = score(rubric, verdicts, p)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from rubricjudge import GraderSpec
-from rubricjudge._runs import evaluate_sync
+from rubricjudge._runs._evaluate import evaluate_sync
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.remote_helpers import answer, dataset, pair, rubric, user_text
 

@@ -14,15 +14,15 @@ import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric
 from rubricjudge._cli.main import main
-from rubricjudge._registry import (
+from rubricjudge._registry._migrations import MIGRATIONS
+from rubricjudge._registry._open import open_database
+from rubricjudge._registry._records import (
     RubricNotFound,
-    RubricRegistry,
     VersionConflict,
     canonical_json,
     content_hash,
-    open_database,
 )
-from rubricjudge._registry._migrations import MIGRATIONS
+from rubricjudge._registry._store import RubricRegistry
 from tests.support.registry_backends import BACKENDS, database_url
 
 
@@ -197,7 +197,7 @@ def test_concurrent_same_version_one_wins(registry: RubricRegistry, db_url: str)
 _WORKER = """
 import sys
 from rubricjudge import Criterion, Rubric
-from rubricjudge._registry import RubricRegistry
+from rubricjudge._registry._store import RubricRegistry
 reg = RubricRegistry(sys.argv[1])
 r = Rubric([Criterion(requirement="States the main claim first")], id="shared", version="1.0.0")
 for _ in range(int(sys.argv[2])):

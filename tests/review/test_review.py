@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from rubricjudge import ConfigError, Criterion, CriterionOption, Rubric, ScoringMethod
-from rubricjudge._registry import RubricNotFound, RubricRegistry
+from rubricjudge._registry._records import RubricNotFound
+from rubricjudge._registry._store import RubricRegistry
 from rubricjudge._review._artifacts import ArtifactStatus, ArtifactStore, IllegalTransition
 from tests.support.registry_backends import BACKENDS, database_url
 

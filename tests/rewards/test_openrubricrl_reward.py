@@ -15,7 +15,8 @@ import pytest
 
 from rubricjudge import Criterion, Rubric, Scale
 from rubricjudge._cli.main import main
-from rubricjudge._graders import CriterionGrader, RubricAsJudgeGrader
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._graders._holistic import RubricAsJudgeGrader
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._model._scoring import finalize, reports_from_verdicts
 from rubricjudge._rewards._reward import RubricReward

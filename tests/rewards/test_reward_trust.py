@@ -15,7 +15,7 @@ import pytest
 from rubricjudge._cli.cmd_serve import server_settings
 from rubricjudge._cli.main import build_parser
 from rubricjudge._errors import ConfigError
-from rubricjudge._server import create_app
+from rubricjudge._server._app import create_app
 from tests.support.chat_server import ChatServer
 from tests.support.reward_helpers import fruit_reply, write_rubric
 from tests.support.served import Served

@@ -11,7 +11,7 @@ import pytest
 
 from rubricjudge import Criterion, HybridMetric, JudgeError, Rubric, Scale
 from rubricjudge._errors import ConfigError
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._rewards._reward import RewardError, RubricReward

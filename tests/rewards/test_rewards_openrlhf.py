@@ -17,11 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._rewards._text import response_of
-from rubricjudge._server import DirectorySource, FileSource, ServerSettings, create_app
+from rubricjudge._server._app import create_app
 from rubricjudge._server._logs import RedactToken, redact
+from rubricjudge._server._settings import ServerSettings
+from rubricjudge._server._sources import DirectorySource, FileSource
 from tests.support.chat_server import ChatServer
 from tests.support.reward_helpers import fruit_reply, keyword_judge, write_rubric
 from tests.support.served import TOKEN, Served

@@ -16,11 +16,13 @@ from typing import Any
 import pytest
 
 from rubricjudge._cli.main import main
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._errors import ConfigError, UsageError
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._model._rubric import Criterion, Rubric
-from rubricjudge._runs import BatchOptions, evaluate_sync
+from rubricjudge._runs._batch_run import BatchOptions
+from rubricjudge._runs._evaluate import evaluate_sync
 from tests.support.batch_server import BatchServer
 
 ITEMS, CRITERIA = 10, 3
@@ -189,7 +191,7 @@ def test_a_run_with_batches_out_resumes_only_with_batch_api(
     with pytest.raises(TimeoutError):
         import asyncio
 
-        from rubricjudge._runs import evaluate
+        from rubricjudge._runs._evaluate import evaluate
 
         async def bounded() -> None:
             await asyncio.wait_for(

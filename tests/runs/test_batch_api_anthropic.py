@@ -15,15 +15,16 @@ from typing import Any
 
 import pytest
 
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._errors import RunError
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._anthropic_batch import AnthropicBatches
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._registry import get_judge
 from rubricjudge._model._rubric import Criterion, Rubric
-from rubricjudge._runs import BatchOptions, evaluate_sync
-from rubricjudge._runs._batch_run import adapter_for
+from rubricjudge._runs._batch_run import BatchOptions, adapter_for
+from rubricjudge._runs._evaluate import evaluate_sync
 from tests.support.anthropic_batch_server import AnthropicBatchServer
 from tests.support.anthropic_server import AnthropicServer, tool_use
 

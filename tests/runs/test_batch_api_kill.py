@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._model._rubric import Criterion, Rubric
 from tests.support.anthropic_batch_server import AnthropicBatchServer
 from tests.support.batch_server import BatchServer

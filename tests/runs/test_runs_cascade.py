@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from rubricjudge import Criterion, Rubric, RubricDataset
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._runs import evaluate_sync
+from rubricjudge._runs._evaluate import evaluate_sync
 
 
 def _unsure(req: JudgeRequest) -> Any:

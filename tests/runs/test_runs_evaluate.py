@@ -10,15 +10,17 @@ from typing import Any
 
 import pytest
 
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._errors import ConfigError, JudgeError, UsageError
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 from rubricjudge._model._reports import EvaluationReport
 from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
-from rubricjudge._runs import RunResult, evaluate, evaluate_sync
+from rubricjudge._runs._evaluate import evaluate, evaluate_sync
 from rubricjudge._runs._recording import request_hash
+from rubricjudge._runs._result import RunResult
 
 
 def _rubric(extra: str = "") -> Rubric:
@@ -293,7 +295,7 @@ def test_evaluate_sync_and_open_missing(tmp_path: Path) -> None:
 
 
 async def test_metrics_from_a_run_directory(tmp_path: Path) -> None:
-    from rubricjudge._metrics import compute_metrics
+    from rubricjudge._metrics._compute import compute_metrics
 
     items = [
         DataItem(submission=f"answer {i}", id=f"item-{i}", ground_truth=["MET", "UNMET", "warm"])

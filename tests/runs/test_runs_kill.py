@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._judges._fake import fake_reply_for_schema
 from rubricjudge._model._rubric import Criterion, Rubric
 from tests.support.chat_server import ChatServer, Reply, schema_of

@@ -13,8 +13,9 @@ import pytest
 from rubricjudge import GraderSpec
 from rubricjudge._cli.main import main
 from rubricjudge._errors import ConfigError
-from rubricjudge._graders import CriterionGrader, RubricAsJudgeGrader
-from rubricjudge._runs import evaluate
+from rubricjudge._graders._criterion import CriterionGrader
+from rubricjudge._graders._holistic import RubricAsJudgeGrader
+from rubricjudge._runs._evaluate import evaluate
 from rubricjudge._runs._remote import InProcessExecutor
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.remote_helpers import answer, dataset, pair, user_text

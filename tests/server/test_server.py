@@ -16,11 +16,13 @@ import jsonschema_rs
 import pytest
 
 from rubricjudge._errors import ConfigError
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._server import DirectorySource, RegistrySource, ServerSettings, create_app
+from rubricjudge._server._app import create_app
 from rubricjudge._server._run import auth_token, is_loopback
+from rubricjudge._server._settings import ServerSettings
+from rubricjudge._server._sources import DirectorySource, RegistrySource
 from tests.support.served import TOKEN, Served
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -237,7 +239,7 @@ def test_no_auth_server(rubrics_dir: Path) -> None:
 
 def test_registry_source(tmp_path: Path) -> None:
     from rubricjudge import Rubric
-    from rubricjudge._registry import RubricRegistry
+    from rubricjudge._registry._store import RubricRegistry
 
     db = f"sqlite:///{tmp_path / 'reg.sqlite3'}"
     rubric = Rubric.from_file(EXAMPLES / "openrubricrl" / "dialogue_quality.yaml")

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from rubricjudge import Criterion, JudgeError, Rubric, RubricDataset
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
-from rubricjudge._runs import evaluate_sync
+from rubricjudge._runs._evaluate import evaluate_sync
 
 CRITERIA = (
     ("accuracy", 10.0, "States the correct cause"),

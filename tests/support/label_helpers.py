@@ -19,10 +19,10 @@ from typing import Any
 import httpx
 
 from rubricjudge import Criterion, CriterionOption, Rubric, RubricDataset
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
-from rubricjudge._runs import evaluate_sync
+from rubricjudge._runs._evaluate import evaluate_sync
 from tests.support.report_runs import HOSTILE
 
 # the judge's confidence on item N (others: 0.97); the least sure first: 7, 3, 10

@@ -6,7 +6,8 @@ import hashlib
 import re
 from typing import Any
 
-from rubricjudge._datasets import DataItem, RubricDataset
+from rubricjudge._datasets._dataset import DataItem
+from rubricjudge._datasets._io import RubricDataset
 from rubricjudge._model._rubric import Criterion, CriterionOption, Rubric
 from tests.support.chat_server import Reply, schema_of
 

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from rubricjudge import Criterion, JudgeError, Rubric, RubricDataset
-from rubricjudge._calibration import Calibration, CalibrationGroup
-from rubricjudge._graders import CriterionGrader
+from rubricjudge._calibration._groups import Calibration, CalibrationGroup
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._graders._ensemble import JudgeSpec
 from rubricjudge._judges._base import JudgeRequest, JudgeResponse
 from rubricjudge._judges._fake import FakeJudge, fake_reply_for_schema
-from rubricjudge._runs import evaluate_sync
+from rubricjudge._runs._evaluate import evaluate_sync
 from tests.support.helpers import sky_rubric
 
 HOSTILE = "</script><img src=x onerror=\"document.title='pwned'\"><!-- <b>bold</b>"

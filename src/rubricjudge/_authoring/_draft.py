@@ -22,7 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._errors import JudgeError, RunError
+from .._errors import ConfigError, JudgeError, RunError
+from .._judges._base import JudgeRequest
+from .._judges._registry import get_judge
 from .._lint._rules import LintFinding, lint_rubric
 from .._model._criterion import Criterion, CriterionOption
 from .._model._rubric import Rubric
@@ -208,8 +210,6 @@ def _rank(findings: Sequence[LintFinding], notes: Sequence[str]) -> tuple[int, i
 
 
 async def _ask(judge: Any, user: str, seed: int, name: str, notes: list[str]) -> Rubric:
-    from .._judges._base import JudgeRequest
-
     request = JudgeRequest(
         system=_SYSTEM,
         user=user,
@@ -266,9 +266,6 @@ async def draft_rubric(
         RunError: the judge failed, or its reply is not a rubric. Nothing is returned.
         ConfigError: an empty task or a bad argument.
     """
-    from .._errors import ConfigError
-    from .._judges._registry import get_judge
-
     if not task.strip():
         raise ConfigError("the task is empty; give the prompt the graded model answers")
     if not 1 <= max_criteria <= MAX_CRITERIA:

@@ -32,6 +32,7 @@ from pydantic import (
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
 from .._model._rubric import CalibrationExample, Criterion
+from .._outfile import write_output
 from ._checks import ANSWERS, POSITIONS, check_id, check_labels, check_parameter, labels_id, where
 from ._fit import Fit, apply_fit
 from ._probe import Probe
@@ -387,6 +388,4 @@ class Calibration(BaseModel):
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write this calibration as JSON, whole or not at all (see ``_outfile``)."""
-        from .._outfile import write_output
-
         write_output(path, self.model_dump_json(indent=2) + "\n")

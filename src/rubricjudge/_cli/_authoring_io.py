@@ -1,16 +1,42 @@
-"""What ``draft`` and ``refine`` share: reading text inputs and writing a new rubric file."""
+"""What ``draft`` and ``refine`` share: the judge flags, reading text inputs, writing a rubric."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .._errors import ConfigError
+from .._limits import read_text
+from .._model._rubric import Rubric
+from .._outfile import write_output
+from ._trust_args import BASE_URL_HELP, base_url_option
 
-if TYPE_CHECKING:
-    from .._model._rubric import Rubric
+__all__ = [
+    "add_judge_args",
+    "check_new_path",
+    "judge_from_args",
+    "read_text_arg",
+    "rubric_text",
+    "write_new_rubric",
+]
 
-__all__ = ["check_new_path", "read_text_arg", "rubric_text", "write_new_rubric"]
+
+def add_judge_args(parser: argparse.ArgumentParser) -> None:
+    """Add ``--judge`` and ``--base-url``: the judge that drafts or rewrites criteria."""
+    parser.add_argument("--judge", default="local", help="judge spec (default: local)")
+    parser.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
+
+
+def judge_from_args(args: argparse.Namespace) -> Any:
+    """The judge ``--judge`` names, seeded with ``--seed``, at ``--base-url`` if given."""
+    # deferred: this module loads for `rubricjudge --help`; the judge registry on use
+    from .._judges._registry import get_judge
+
+    options: dict[str, Any] = {"seed": args.seed}
+    if args.base_url:
+        options["base_url"] = base_url_option(args.base_url)
+    return get_judge(args.judge, **options)
 
 
 def read_text_arg(path: str, flag: str) -> str:
@@ -19,8 +45,6 @@ def read_text_arg(path: str, flag: str) -> str:
     Raises:
         ConfigError: naming the flag and the file, when it cannot be read.
     """
-    from .._limits import read_text
-
     try:
         return read_text(path)
     except OSError as e:
@@ -59,6 +83,4 @@ def check_new_path(path: Path, flag: str, *, force: bool, protect: Path | None =
 
 def write_new_rubric(rubric: Rubric, path: Path, flag: str) -> Path:
     """Write ``rubric`` to ``path`` whole or not at all (beside it, then renamed)."""
-    from .._outfile import write_output
-
     return write_output(path, rubric_text(rubric, path), flag=flag)

@@ -8,6 +8,9 @@ from typing import Any
 
 from .._errors import ConfigError
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["add_batch_args", "batch_options", "batch_saving"]
 
 
@@ -52,7 +55,7 @@ def batch_options(args: argparse.Namespace) -> Any:
         ConfigError: a batch flag without ``--batch-api``, or ``--batch-api`` without
             ``--run-dir``.
     """
-    from .._runs import BatchOptions
+    from .._runs._batch_options import BatchOptions
 
     if not getattr(args, "batch_api", False):  # a Namespace made in Python may lack them
         if (

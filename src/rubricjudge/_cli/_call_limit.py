@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .._graders._base import Grader
 
+from .._errors import ConfigError
+
 __all__ = [
     "DEFAULT_LIMIT",
     "EXIT_TOO_MANY",
@@ -74,8 +76,6 @@ def check_calls(args: argparse.Namespace, calls: int, what: str) -> int | None:
     Raises:
         ConfigError: ``--max-calls`` is not a positive number.
     """
-    from .._errors import ConfigError
-
     cap = getattr(args, "max_calls", None)
     if cap is not None and cap < 1:
         raise ConfigError(f"--max-calls {cap!r} must be at least 1")

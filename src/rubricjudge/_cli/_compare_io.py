@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._errors import ConfigError, RubricJudgeError
+from .._graders._inputs import to_submission
 from ._grade_io import json_objects, text_field
 
 __all__ = ["GroupItem", "PairItem", "iter_groups", "iter_pairs", "read_source"]
@@ -47,8 +48,6 @@ class GroupItem:
 
 
 def _submission(obj: dict[str, Any], key: str, where: str) -> Any:
-    from .._graders._inputs import to_submission
-
     try:
         return to_submission(obj[key], where=key)
     except RubricJudgeError as e:
@@ -100,8 +99,6 @@ def iter_groups(stream: IO[str], name: str) -> Iterator[GroupItem]:
     Raises:
         ConfigError: naming the file, line and key of the first bad line.
     """
-    from .._graders._inputs import to_submission
-
     for n, where, obj in json_objects(stream, name):
         subs = obj.get("submissions")
         if not isinstance(subs, list) or not subs:

@@ -12,6 +12,9 @@ from typing import Any
 
 from .._errors import ConfigError
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["EXAMPLE_PREFIX", "HF_FLAGS", "add_hf_args", "load_dataset_arg"]
 
 EXAMPLE_PREFIX = "example:"
@@ -70,7 +73,7 @@ def load_dataset_arg(spec: str, args: argparse.Namespace | None = None) -> Any:
             "holds its rubric"
         )
     if spec.startswith(EXAMPLE_PREFIX):
-        from .._datasets import load_example_dataset
+        from .._datasets._bundled import load_example_dataset
 
         return load_example_dataset(spec[len(EXAMPLE_PREFIX) :])
     if not Path(spec).is_file():
@@ -79,7 +82,7 @@ def load_dataset_arg(spec: str, args: argparse.Namespace | None = None) -> Any:
             f"{EXAMPLE_PREFIX}llm_rubric_microsoft or a Hugging Face dataset (a save_to_disk "
             "folder, .parquet, .arrow, hf:NAME)"
         )
-    from .._datasets import RubricDataset
+    from .._datasets._io import RubricDataset
 
     return RubricDataset.from_file(spec)
 

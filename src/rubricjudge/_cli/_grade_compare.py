@@ -13,18 +13,21 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, Any, cast
 
 from .._errors import ConfigError
+from .._graders._group import GroupRanker
+from .._graders._pairwise import PairwiseGrader
+from .._judges._cost import estimate_cost
+from .._model._group import GroupReport
+from .._model._pairwise import PairwiseReport
 from .._model._rubric import Rubric
 from .._outfile import OutputFile
+from .._runs._pool import run_pool
+from .._stats._pairwise_stats import PairwiseTally
 from ._call_limit import check_calls
 from ._compare_io import GroupItem, PairItem, iter_groups, iter_pairs, read_source
-from ._grader_args import judge_names
-
-if TYPE_CHECKING:
-    from .._graders._group import GroupRanker
-    from .._graders._pairwise import PairwiseGrader
+from ._grader_args import build_grader, grader_spec, judge_names
 
 __all__ = ["check_compare_args", "run_compare"]
 
@@ -77,9 +80,6 @@ def check_compare_args(args: argparse.Namespace) -> None:
 
 
 def _pairwise_grader(args: argparse.Namespace, kind: str) -> PairwiseGrader:
-    from .._graders._pairwise import PairwiseGrader
-    from ._grader_args import grader_spec
-
     spec = grader_spec(argparse.Namespace(**{**vars(args), "grader": "per-criterion"}))
     options = {
         k: v
@@ -95,9 +95,6 @@ def _pairwise_grader(args: argparse.Namespace, kind: str) -> PairwiseGrader:
 
 
 def _group_ranker(args: argparse.Namespace) -> GroupRanker:
-    from .._graders._group import GroupRanker
-    from ._grader_args import build_grader
-
     grader = build_grader(args)
     pairwise = _pairwise_grader(
         args, "per-criterion" if args.tie_break == "per-criterion" else "holistic"
@@ -150,8 +147,6 @@ def _count(
 def _dry_run(
     args: argparse.Namespace, rubric: Rubric, grader: PairwiseGrader | GroupRanker, items: Any
 ) -> int:
-    from .._judges._cost import estimate_cost
-
     n, calls, tokens = _count(args, rubric, grader, items)
     names = judge_names(args)
     costs = [estimate_cost(j, tokens // len(names), calls * 20 // len(names)) for j in names]
@@ -212,8 +207,6 @@ class _Tally:
     """Counts what was written, and keeps the pairwise numbers."""
 
     def __init__(self, pairwise: bool) -> None:
-        from .._stats._pairwise_stats import PairwiseTally
-
         self.items = self.graded = self.failed = 0
         self.pairs = PairwiseTally() if pairwise else None
         self.rewards: list[float] = []
@@ -243,10 +236,6 @@ async def _run(
     total: int,
     out: IO[str],
 ) -> tuple[_Tally, Any]:
-    from .._model._group import GroupReport
-    from .._model._pairwise import PairwiseReport
-    from .._runs._pool import run_pool
-
     tally = _Tally(args.pairwise)
 
     def emit(report: Any) -> None:

@@ -16,6 +16,9 @@ from .._stats._flips import FlipTally
 if TYPE_CHECKING:
     from .._judges._fleet import EndpointStats
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["Item", "Tally", "iter_items", "json_objects", "read_items", "text_field"]
 
 

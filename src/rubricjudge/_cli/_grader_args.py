@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
+from .._model._scoring import JUDGE_FAILURE_CHOICES
 from ._batch_args import batch_saving
 from ._repeat_args import repeat_options
 from ._trust_args import base_url_option, cache_options, cascade_estimate, trust_options
@@ -15,6 +16,9 @@ from ._trust_args import base_url_option, cache_options, cascade_estimate, trust
 if TYPE_CHECKING:
     from .._graders._base import Grader
     from .._graders._spec import GraderSpec
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = [
     "GRADER_HELP",
@@ -57,8 +61,6 @@ def add_conversation_args(p: argparse.ArgumentParser) -> None:
 
 def add_judge_failure_arg(p: argparse.ArgumentParser) -> None:
     """``--judge-failure``: what an item whose judge failed on a weighted criterion scores."""
-    from .._model._scoring import JUDGE_FAILURE_CHOICES
-
     p.add_argument(
         "--judge-failure",
         choices=JUDGE_FAILURE_CHOICES,
@@ -89,7 +91,7 @@ def conversation_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _judge_specs(args: argparse.Namespace) -> list[Any]:
-    from .._graders import JudgeSpec
+    from .._graders._ensemble import JudgeSpec
     from .._judges._spec import weighted_specs
 
     if not args.judges:

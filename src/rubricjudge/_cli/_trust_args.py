@@ -16,6 +16,9 @@ from ._choices import LazyChoices
 if TYPE_CHECKING:
     from .._graders._base import Grader
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["add_cache_args", "add_trust_args", "cache_options", "trust_options"]
 
 
@@ -143,7 +146,7 @@ def cascade_estimate(
     """
     if not getattr(args, "escalate_to", None) or not hasattr(grader, "members"):
         return None
-    from .._calibration import Calibration
+    from .._calibration._groups import Calibration
     from .._judges._cost import estimate_cost
 
     calibration = getattr(grader, "calibration", None)

@@ -20,8 +20,12 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._limits import json_loads, read_text
+from .._model._rubric import CriterionVerdict
 from ._dataset_arg import EXAMPLE_PREFIX, add_hf_args, load_dataset_arg
 from ._trust_args import BASE_URL_HELP, add_trust_args, base_url_option, trust_options
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -109,7 +113,7 @@ def _read_ids(path: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge calibrate``."""
-    from .._graders import CriterionGrader
+    from .._graders._criterion import CriterionGrader
     from .._runs._calibrate import calibrate
 
     if args.resume and not args.run_dir:
@@ -219,7 +223,6 @@ def _skipped(dataset: Any, calibration: Any, names: dict[str, str]) -> list[str]
         MIN_PER_LABEL,
         MIN_POOLED,
     )
-    from .._model._rubric import CriterionVerdict
 
     truths: dict[str, list[str]] = {}
     train = set(calibration.train_ids)

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
-from .._formats import FORMATS, WRITABLE, convert_rubric, load_data
+from .._formats._detect import FORMATS
+from .._formats._dump import WRITABLE, convert_rubric
+from .._formats._load import load_data
 from .._formats._text import dump_kind, read_source, render, write_text
 
 __all__ = ["register", "run"]

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .._formats._load import load_data
+from .._formats._text import dump_kind, render, write_text
 
 __all__ = ["native_template", "register", "run", "template"]
 
@@ -198,9 +200,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the skeleton, check it loads, and write it."""
-    from .._formats import load_data
-    from .._formats._text import dump_kind, render, write_text
-
     if args.format == "native":
         if args.scale_min != 0.0 or args.scale_max != 10.0:
             raise ConfigError("--scale-min and --scale-max apply to --format openrubricrl")

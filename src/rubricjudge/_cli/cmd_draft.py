@@ -15,8 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, RunError
-from ._authoring_io import check_new_path, read_text_arg, write_new_rubric
-from ._trust_args import BASE_URL_HELP, base_url_option
+from ._authoring_io import (
+    add_judge_args,
+    check_new_path,
+    judge_from_args,
+    read_text_arg,
+    write_new_rubric,
+)
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -33,8 +41,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("task", metavar="TASK", help="a text file holding the task prompt")
     p.add_argument("-o", "--output", required=True, help="the rubric file to write (.yaml, .json)")
-    p.add_argument("--judge", default="local", help="judge spec (default: local)")
-    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
+    add_judge_args(p)
     p.add_argument(
         "--reference", action="append", default=[], metavar="FILE", help="a reference answer"
     )
@@ -68,8 +75,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge draft``."""
-    from .._authoring import draft_rubric
-    from .._judges._registry import get_judge
+    from .._authoring._draft import draft_rubric
 
     out = Path(args.output)
     check_new_path(out, "-o", force=args.force)
@@ -77,10 +83,7 @@ def run(args: argparse.Namespace) -> int:
     refs = [read_text_arg(f, "--reference") for f in args.reference]
     good = [read_text_arg(f, "--good") for f in args.good]
     bad = [read_text_arg(f, "--bad") for f in args.bad]
-    options: dict[str, Any] = {"seed": args.seed}
-    if args.base_url:
-        options["base_url"] = base_url_option(args.base_url)
-    judge = get_judge(args.judge, **options)
+    judge = judge_from_args(args)
     result = asyncio.run(
         draft_rubric(
             judge,

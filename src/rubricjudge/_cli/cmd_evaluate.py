@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
+from .._model._reports import EvaluationReport
+from .._outfile import OutputFile
 from ._batch_args import add_batch_args, batch_options
 from ._call_limit import add_call_limit_args, check_calls, planned_calls
 from ._choices import LazyChoices
@@ -34,6 +36,9 @@ from ._trust_args import BASE_URL_HELP, add_cache_args, add_trust_args
 
 if TYPE_CHECKING:
     from .._graders._base import Grader
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -193,9 +198,6 @@ def _ray_executor(args: argparse.Namespace) -> Any:
 
 def _write_reports(result: Any, path: str) -> None:
     """Write the run's reports to ``path`` as ``grade -o`` does (the id first)."""
-    from .._model._reports import EvaluationReport
-    from .._outfile import OutputFile
-
     outcomes = {o.index: o for o in result.outcomes}
     target = OutputFile(path, flag="-o")
     try:
@@ -216,7 +218,7 @@ def _write_reports(result: Any, path: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge evaluate``."""
-    from .._runs import evaluate_sync
+    from .._runs._evaluate import evaluate_sync
 
     if args.resume and not args.run_dir:
         raise ConfigError("--resume needs --run-dir (the directory of the run to continue)")

@@ -10,6 +10,11 @@ import argparse
 import sys
 from typing import IO, Any
 
+from .._outfile import OutputFile
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["register", "run"]
 
 
@@ -37,7 +42,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge export``."""
-    from .._outfile import OutputFile
     from .._runs._export import export_rows, load_run, write_rows
 
     graded = load_run(args.run)

@@ -15,7 +15,12 @@ import os
 import sys
 from typing import Any
 
-from .._errors import RubricJudgeError
+from .._errors import ConfigError, RubricJudgeError
+from .._runs._fingerprint import graded_this_dataset
+from ._dataset_arg import load_dataset_arg
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -90,8 +95,6 @@ def _with_dataset(path: str, flag: str, dataset: Any) -> Any:
     """
     from pathlib import Path
 
-    from .._errors import ConfigError
-    from .._runs._fingerprint import graded_this_dataset
     from .._runs._read import read_run_dir
 
     if not Path(path).is_dir():
@@ -111,14 +114,12 @@ def _with_dataset(path: str, flag: str, dataset: Any) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge gate``."""
-    from .._metrics import gate_runs
+    from .._metrics._gate import gate_runs
 
     try:
         baseline: Any = args.baseline
         new: Any = args.new
         if args.dataset:
-            from ._dataset_arg import load_dataset_arg
-
             dataset = load_dataset_arg(args.dataset)
             baseline = _with_dataset(args.baseline, "BASELINE", dataset)
             new = _with_dataset(args.new, "NEW", dataset)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import ConfigError
+from .._formats._load import load_file
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from .._outfile import OutputFile
@@ -48,6 +49,9 @@ from ._trust_args import (
 
 if TYPE_CHECKING:
     from .._graders._base import Grader
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -156,7 +160,6 @@ def register(subparsers: Any) -> None:
 def _load_rubric(path: str) -> Rubric:
     if not Path(path).is_file():
         raise ConfigError(f"rubric file {path!r} not found")
-    from .._formats import load_file
 
     rubric: Rubric = load_file(path)
     return rubric

@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from ._dataset_arg import EXAMPLE_PREFIX
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -97,11 +101,12 @@ def _confident(judged: Any) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge label``."""
-    from .._label import LabelSettings, LabelStore, order_items, serve_labels
+    from .._label._app import LabelSettings
     from .._label._judged import read_run
-    from .._label._run import bind, loopback_hosts
+    from .._label._order import order_items
+    from .._label._run import bind, loopback_hosts, serve_labels
+    from .._label._store import LabelStore
     from .._server._run import is_loopback, loopback_or_token
-    from ._dataset_arg import EXAMPLE_PREFIX
 
     if args.dataset.startswith(EXAMPLE_PREFIX):
         raise ConfigError(

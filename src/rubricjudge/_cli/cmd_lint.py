@@ -9,6 +9,12 @@ import sys
 from typing import Any
 
 from .._errors import RubricError
+from .._formats._detect import check_format, detect_format
+from .._formats._load import load_data
+from .._formats._text import read_source
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -54,9 +60,6 @@ def _emit(findings: list[dict[str, Any]], as_json: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Lint the rubric; 1 when there is an error finding."""
-    from .._formats._detect import check_format, detect_format
-    from .._formats._load import load_data
-    from .._formats._text import read_source
     from .._lint._rules import lint_rubric, lint_rubric_with_judge
 
     fmt = check_format(args.format)

@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .._runs._fingerprint import graded_this_dataset
+from .._stats._flips import FlipTally
 from ._dataset_arg import load_dataset_arg
+from .cmd_calibrate import _read_ids
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -96,8 +102,6 @@ def _run_training_ids(run_dir: Path) -> list[str]:
 
 
 def _check_same(run_dir: Path, dataset: Any) -> None:
-    from .._runs._fingerprint import graded_this_dataset
-
     if not graded_this_dataset(run_dir, dataset):
         raise ConfigError(
             f"the dataset differs from the one run directory {str(run_dir)!r} graded "
@@ -134,9 +138,8 @@ def _pairwise(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge metrics``."""
-    from .._metrics import compute_metrics
-    from .._runs import RunResult
-    from .._stats._flips import FlipTally
+    from .._metrics._compute import compute_metrics
+    from .._runs._result import RunResult
 
     if Path(args.run_dir).is_file():
         return _pairwise(args)
@@ -145,11 +148,9 @@ def run(args: argparse.Namespace) -> int:
     _check_same(Path(args.run_dir), dataset)
     exclude: set[str] = set()
     if args.exclude_ids:
-        from .cmd_calibrate import _read_ids
-
         exclude.update(_read_ids(args.exclude_ids))
     if args.calibration:
-        from .._calibration import Calibration
+        from .._calibration._groups import Calibration
 
         exclude.update(Calibration.load(args.calibration).train_ids)
     training = [] if args.include_training else _run_training_ids(Path(args.run_dir))

@@ -9,6 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, Problem, RubricError
+from .._formats._load import load_data
+from .._formats._text import dump_kind, read_source, render, write_text
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -75,9 +80,7 @@ def _target(args: argparse.Namespace, src: Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Migrate, report the changes, check and write."""
-    from .._formats import load_data
     from .._formats._migrate import migrate_openrubricrl
-    from .._formats._text import dump_kind, read_source, render, write_text
 
     src = Path(args.file)
     data, kind, name = read_source(src)

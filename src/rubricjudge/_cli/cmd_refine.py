@@ -16,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
-from ._authoring_io import check_new_path, write_new_rubric
+from .._model._rubric import Rubric
+from .._outfile import write_output
+from ._authoring_io import add_judge_args, check_new_path, judge_from_args, write_new_rubric
 from ._dataset_arg import EXAMPLE_PREFIX, load_dataset_arg
-from ._trust_args import BASE_URL_HELP, base_url_option
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -42,8 +46,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "dataset", metavar="DATASET", help=f"labelled dataset file or {EXAMPLE_PREFIX}NAME"
     )
-    p.add_argument("--judge", default="local", help="judge spec (default: local)")
-    p.add_argument("--base-url", metavar="URL[,URL...]", help=BASE_URL_HELP)
+    add_judge_args(p)
     p.add_argument(
         "-o",
         "--output",
@@ -100,7 +103,6 @@ def _load_rubric(spec: str) -> tuple[Any, Path | None]:
         if data.rubric is None:
             raise ConfigError(f"RUBRIC {spec}: this example has no dataset-wide rubric")
         return data.rubric, None
-    from .._model._rubric import Rubric
 
     path = Path(spec)
     if not path.is_file():
@@ -130,17 +132,14 @@ def _table(result: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge refine``."""
-    from .._authoring import refine_rubric
-    from .._authoring._refine import _bump_minor
-    from .._judges._registry import get_judge
-    from .._outfile import write_output
+    from .._authoring._refine import bump_minor, refine_rubric
 
     rubric, source = _load_rubric(args.rubric)
     if args.output:
         out = Path(args.output)
     elif source is not None:
         suffix = source.suffix if source.suffix in (".json", ".yaml", ".yml") else ".yaml"
-        out = source.with_name(f"{source.stem}.v{_bump_minor(rubric.version)}{suffix}")
+        out = source.with_name(f"{source.stem}.v{bump_minor(rubric.version)}{suffix}")
     else:
         raise ConfigError(f"RUBRIC {args.rubric} is not a file: give -o for the refined rubric")
     check_new_path(out, "-o", force=args.force, protect=source)
@@ -152,10 +151,7 @@ def run(args: argparse.Namespace) -> int:
             "stores rubrics by id: add `id:` to the rubric file"
         )
     dataset = load_dataset_arg(args.dataset)
-    options: dict[str, Any] = {"seed": args.seed}
-    if args.base_url:
-        options["base_url"] = base_url_option(args.base_url)
-    judge = get_judge(args.judge, **options)
+    judge = judge_from_args(args)
     result = asyncio.run(
         refine_rubric(
             rubric,
@@ -186,7 +182,8 @@ def run(args: argparse.Namespace) -> int:
     write_new_rubric(result.rubric, out, "-o")
     print(f"wrote version {result.rubric.version} -> {out}")
     if args.registry:
-        from .._registry import RubricNotFound, RubricRegistry
+        from .._registry._records import RubricNotFound
+        from .._registry._store import RubricRegistry
 
         registry = RubricRegistry(args.registry)
         try:

@@ -8,6 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._formats._load import load_rubrics
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["register", "run"]
 
 HELP = "store and fetch versioned rubrics"
@@ -57,8 +62,7 @@ def register(subparsers: Any) -> None:
 
 
 def _add(registry: Any, args: argparse.Namespace) -> int:
-    from .._formats._load import load_rubrics
-    from .._registry import same_content
+    from .._registry._records import same_content
 
     for rubric in load_rubrics(args.file, format=args.format):
         if not rubric.id:  # the registry stores by id: take the name, else the file stem
@@ -83,7 +87,7 @@ def _add(registry: Any, args: argparse.Namespace) -> int:
 
 
 def _exists(registry: Any, rubric_id: str) -> bool:
-    from .._registry import RubricNotFound
+    from .._registry._records import RubricNotFound
 
     try:
         registry.get_version(rubric_id)
@@ -107,7 +111,8 @@ def _row(rec: Any) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Run one registry subcommand."""
-    from .._registry import RubricRegistry, native_data
+    from .._registry._records import native_data
+    from .._registry._store import RubricRegistry
 
     registry = RubricRegistry(args.db)
     if args.action == "add":

@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
+
 __all__ = ["register", "run"]
 
 
@@ -47,7 +50,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rubricjudge report``."""
-    from .._report import write_report
+    from .._report._write import write_report
 
     out = write_report(
         args.source,

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .._formats import rubric_json_schema
+from .._formats._schema import rubric_json_schema
 
 __all__ = ["register", "run"]
 

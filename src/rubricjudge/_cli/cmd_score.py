@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._errors import ConfigError, VerdictError
+from .._formats._load import load_file
 from .._limits import DataLimitError, json_loads, read_text
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._scoring import (
@@ -103,8 +104,6 @@ def _read_verdicts(path: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Score the verdicts and print the result."""
-    from .._formats import load_file
-
     try:
         policy = ScoringPolicy(
             CannotAssessStrategy(args.cannot_assess), args.partial_credit, not args.no_normalize

@@ -8,7 +8,8 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._rewards._batch import DEFAULT_NEUTRAL, ON_FAILURE
-from .._server._settings import DEFAULT_TIMEOUT_S
+from .._server._settings import DEFAULT_TIMEOUT_S, ServerSettings
+from .._server._sources import DirectorySource, FileSource, RegistrySource
 from ._grader_args import add_judge_failure_arg
 from ._trust_args import (
     BASE_URL_HELP,
@@ -18,6 +19,9 @@ from ._trust_args import (
     cache_options,
     trust_options,
 )
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -110,7 +114,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the settings, then serve until interrupted."""
-    from .._server import serve
+    from .._server._run import serve
 
     settings = server_settings(args)
     auth = "bearer token" if settings.token else "no authentication (loopback only)"
@@ -122,8 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
 def server_settings(args: argparse.Namespace) -> Any:
     """The :class:`ServerSettings` the flags ask for (checked; nothing is served yet)."""
-    from .._graders import CriterionGrader
-    from .._server import DirectorySource, FileSource, RegistrySource, ServerSettings
+    from .._graders._criterion import CriterionGrader
     from .._server._run import auth_token
 
     if not 0 < args.port < 65536:

@@ -7,9 +7,14 @@ import json
 import sys
 from typing import Any
 
-from .._errors import RubricError, RubricJudgeError
-from .._formats import FORMATS, check_data
-from .._formats._text import read_source
+from .._errors import ConfigError, RubricError, RubricJudgeError
+from .._formats._detect import FORMATS
+from .._formats._load import check_data
+from .._formats._text import read_source, render
+from ._grade_io import iter_items
+
+# What a command runs is imported inside the function that runs it: every module of
+# _cli loads for `rubricjudge --help`, which must stay light (tests/test_startup.py).
 
 __all__ = ["register", "run"]
 
@@ -68,19 +73,15 @@ def _check_data(path: str) -> str:
     """
     from pathlib import Path
 
-    from .._errors import ConfigError
-
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"data file {path!r} not found")
     submissions: list[Any] = []
     if _is_grade_input(file):
-        from ._grade_io import iter_items
-
         with file.open(encoding="utf-8") as f:
             submissions = [it.submission for it in iter_items(f, path, path)]
     else:
-        from .._datasets import RubricDataset
+        from .._datasets._io import RubricDataset
 
         dataset = RubricDataset.from_file(file)
         submissions = [it.submission for it in dataset.items]
@@ -153,8 +154,6 @@ def run(args: argparse.Namespace) -> int:
         many = f"{rubrics} rubrics, " if rubrics > 1 else ""
         noun = "criterion" if criteria == 1 else "criteria"
         if args.output_format and not args.validate_only:  # the file itself, pretty-printed
-            from .._formats._text import render
-
             print(render(data, args.output_format), end="")
             print(f"{args.file}: OK ({fmt}, {many}{criteria} {noun})", file=sys.stderr)
             return 0

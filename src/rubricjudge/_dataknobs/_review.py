@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from .._model._rubric import Rubric
-from .._registry import Database, open_database
-from .._registry import RubricRegistry as _SyncRegistry
+from .._registry._db import Database
+from .._registry._open import open_database
+from .._registry._records import RubricNotFound
+from .._registry._store import RubricRegistry as _SyncRegistry
 from .._review._artifacts import ArtifactStore
 from .._review._types import Artifact, ArtifactEvaluation
 from ._names import RubricExecutor
@@ -79,8 +81,6 @@ class RubricRegistry:
 
     async def get(self, rubric_id: str, version: str | None = None) -> Rubric | None:
         """The latest (or the given) version of a rubric, or None when there is none."""
-        from .._registry import RubricNotFound
-
         try:
             return await asyncio.to_thread(self.store.get, rubric_id, version)
         except RubricNotFound:
@@ -97,8 +97,6 @@ class RubricRegistry:
 
     async def delete(self, rubric_id: str) -> bool:
         """Remove the latest pointer (every version is kept); False when there was none."""
-        from .._registry import RubricNotFound
-
         try:
             await asyncio.to_thread(self.store.delete, rubric_id)
         except RubricNotFound:

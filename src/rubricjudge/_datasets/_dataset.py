@@ -25,12 +25,20 @@ from .._conversations._messages import read_messages_with_media
 from .._conversations._submission import Submission
 from .._errors import ConversationError, DatasetError, VerdictError
 from .._limits import without_surrogates
+from .._model._reports import CriterionReport
 from .._model._rubric import CriterionVerdict, Rubric
 from .._model._scoring import CannotAssessStrategy
 from .._model._verdicts import reports_from_verdicts
 from ._split import stratified_split
 
-__all__ = ["DataItem", "DatasetBase", "GroundTruth", "item_keys", "normalize_ground_truth"]
+__all__ = [
+    "DataItem",
+    "DatasetBase",
+    "GroundTruth",
+    "item_keys",
+    "label_of",
+    "normalize_ground_truth",
+]
 
 GroundTruth = list[CriterionVerdict | str | None]
 """One value per leaf criterion; None where that criterion has no human label."""
@@ -151,14 +159,23 @@ def normalize_ground_truth(
         r = stack.pop()
         if r.children:
             stack.extend(reversed(r.children))
-        elif r.selection is not None:
-            out.append(r.selection.label)
-        elif r.scale_score is not None:  # kept as text, read back as the same number
-            out.append(f"{r.scale_score.score:g}")
         else:
-            assert r.verdict is not None
-            out.append(r.verdict)
+            out.append(label_of(r))
     return [None if i in unlabelled else v for i, v in enumerate(out)]
+
+
+def label_of(report: CriterionReport) -> CriterionVerdict | str:
+    """How ground truth stores a leaf's checked value: a verdict, an option label or a number.
+
+    The one rule for label values (``parse_verdict`` reads them): a dataset file and the
+    labelling page store the same value the same way.
+    """
+    if report.selection is not None:
+        return report.selection.label
+    if report.scale_score is not None:  # kept as text, read back as the same number
+        return f"{report.scale_score.score:g}"
+    assert report.verdict is not None
+    return report.verdict
 
 
 def _label(value: CriterionVerdict | str | None) -> str:

@@ -39,9 +39,10 @@ from .._conversations._media_source import media_source
 from .._conversations._messages import read_messages_with_media
 from .._conversations._submission import Submission, read_parts, to_reference
 from .._errors import ConfigError, ConversationError, DatasetError
-from .._formats import load_data
+from .._formats._load import load_data
 from .._limits import MAX_DATASET_BYTES, DataLimitError, json_loads, read_text, yaml_load
 from .._model._rubric import CriterionVerdict, Rubric
+from .._outfile import write_output
 from ._dataset import DataItem, DatasetBase
 
 __all__ = [
@@ -50,8 +51,10 @@ __all__ = [
     "dataset_to_dict",
     "dump_file",
     "dump_text",
+    "kind_of",
     "load_file",
     "load_text",
+    "read_dataset_text",
 ]
 
 _TOP = ("name", "prompt", "rubric", "reference_submission", "metadata", "items")
@@ -160,7 +163,8 @@ def dump_text(ds: RubricDataset, kind: str, *, indent: int | None = 2) -> str:
     raise DatasetError(f"unknown dataset format {kind!r}; use 'json', 'yaml' or 'jsonl'")
 
 
-def _kind(path: Path) -> str:
+def kind_of(path: Path) -> str:
+    """``json``, ``jsonl`` or ``yaml``, by the file's extension (JSON unless it says otherwise)."""
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
         return "yaml"
@@ -171,9 +175,7 @@ def _kind(path: Path) -> str:
 
 def dump_file(ds: RubricDataset, path: str | Path) -> None:
     """Write the dataset to ``path`` in the format its extension names (JSON by default)."""
-    from .._outfile import write_output
-
-    write_output(path, dump_text(ds, _kind(Path(path))))
+    write_output(path, dump_text(ds, kind_of(Path(path))))
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -360,21 +362,31 @@ def load_text(text: str, kind: str, *, source: str = "<text>") -> RubricDataset:
     return dataset_from_dict(data, source=source)
 
 
+def read_dataset_text(path: Path) -> str:
+    """The text of the dataset file at ``path``, within the size limit.
+
+    Raises:
+        DatasetError: naming the file, when it is missing, unreadable, too large or
+            not UTF-8 text.
+    """
+    try:
+        return read_text(path, MAX_DATASET_BYTES)
+    except DataLimitError as e:
+        raise DatasetError(f"dataset file {str(path)!r}: {e}") from None
+    except UnicodeDecodeError as e:
+        raise DatasetError(f"dataset file {str(path)!r} is not UTF-8 text ({e.reason})") from None
+    except FileNotFoundError:
+        raise DatasetError(f"dataset file {str(path)!r} not found") from None
+    except OSError as e:
+        raise DatasetError(f"cannot read dataset file {str(path)!r}: {e.strerror}") from None
+
+
 def load_file(path: str | Path) -> RubricDataset:
     """Load a dataset file; ``.yaml``/``.yml`` YAML, ``.jsonl`` JSON Lines, else JSON."""
     p = Path(path)
-    try:
-        text = read_text(p, MAX_DATASET_BYTES)
-    except DataLimitError as e:
-        raise DatasetError(f"dataset file {str(p)!r}: {e}") from None
-    except UnicodeDecodeError as e:
-        raise DatasetError(f"dataset file {str(p)!r} is not UTF-8 text ({e.reason})") from None
-    except FileNotFoundError:
-        raise DatasetError(f"dataset file {str(p)!r} not found") from None
-    except OSError as e:
-        raise DatasetError(f"cannot read dataset file {str(p)!r}: {e.strerror}") from None
+    text = read_dataset_text(p)
     with media_source(p):  # images' paths start from the file's folder and stay in it
-        return load_text(text, _kind(p), source=str(p))
+        return load_text(text, kind_of(p), source=str(p))
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .._errors import ConfigError
 from .._model._rubric import Rubric
 from ._detect import check_format
 from ._native import to_native
@@ -33,7 +34,6 @@ def convert_rubric(rubric: Rubric, to: str = "native") -> tuple[dict[str, Any], 
         return to_openrubricrl(rubric)
     if fmt == "dataknobs":
         return to_dataknobs(rubric)
-    from .._errors import ConfigError
 
     raise ConfigError(
         f"rubricjudge reads {fmt!r} but does not write it; write one of {', '.join(WRITABLE)}"

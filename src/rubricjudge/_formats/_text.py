@@ -11,6 +11,7 @@ import yaml
 
 from .._errors import ConfigError, Problem, RubricError
 from .._limits import DataLimitError, json_loads, read_text, yaml_load
+from .._outfile import write_output
 
 __all__ = ["TextKind", "dump_kind", "parse_text", "read_source", "render", "write_text"]
 
@@ -203,6 +204,4 @@ def write_text(path: str | os.PathLike[str], text: str, *, flag: str = "") -> No
 
     ``flag`` names the command-line flag that gave ``path``, for messages.
     """
-    from .._outfile import write_output
-
     write_output(path, text, flag=flag)

@@ -46,7 +46,7 @@ async def grade_by_method(
             category="bad_request",
         )
         return _failed(criterion, error, failure)
-    from .._methods import run_method  # jinja2 and friends: not loaded by `grade --help`
+    from .._methods._run import run_method  # jinja2 and friends: not loaded by `grade --help`
 
     # trajectory and media checks read the submission; the other methods the answer
     whole = criterion.method in (ScoringType.TRAJECTORY, ScoringType.MEDIA)
@@ -64,7 +64,9 @@ def check_methods(criteria: Sequence[Criterion], functions: Functions, judge: Ju
     others = [c for c in criteria if c.method is not ScoringType.LLM]
     if not others:
         return
-    from .._methods import FunctionRegistry  # jinja2 and friends: not loaded by `grade --help`
+    from .._methods._functions import (
+        FunctionRegistry,  # jinja2 and friends: not loaded by `grade --help`
+    )
     from .._methods._run import check_method
 
     registry = FunctionRegistry.coerce(functions)

@@ -22,7 +22,7 @@ from ._judging import Outcome
 from ._options import VerdictMethod
 
 if TYPE_CHECKING:
-    from .._calibration import Calibration
+    from .._calibration._groups import Calibration
 
 __all__ = [
     "calibrate_outcome",
@@ -37,14 +37,14 @@ def load_calibration(given: Calibration | str | os.PathLike[str] | None) -> Cali
     """The calibration given to a grader, read from its file when given a path."""
     if given is None:
         return None
-    from .._calibration import Calibration  # numpy: loaded only when calibrating
+    from .._calibration._groups import Calibration  # numpy: loaded only when calibrating
 
     return given if isinstance(given, Calibration) else Calibration.load(given)
 
 
 def judge_calibration(path: str | os.PathLike[str], method: VerdictMethod) -> Calibration | None:
     """The calibration a judge ships (at ``path``), if it was fitted for ``method``."""
-    from .._calibration import Calibration  # numpy: loaded only when calibrating
+    from .._calibration._groups import Calibration  # numpy: loaded only when calibrating
 
     cal = Calibration.load(path)
     return cal if cal.verdict_method == method else None

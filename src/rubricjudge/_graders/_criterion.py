@@ -58,8 +58,8 @@ from ._scoped import is_scoped, scope_calls, scoped_leaf
 from ._shown import shared_prefix, unasked, with_conversation_record
 
 if TYPE_CHECKING:
-    from .._calibration import Calibration
-    from .._methods import FunctionRegistry
+    from .._calibration._groups import Calibration
+    from .._methods._functions import FunctionRegistry
 
 __all__ = ["CriterionGrader", "PerCriterionGrader"]
 

@@ -28,7 +28,7 @@ from ._question import Leaf
 from ._repeats import merged_stability
 
 if TYPE_CHECKING:
-    from .._methods import FunctionRegistry
+    from .._methods._functions import FunctionRegistry
 
 __all__ = ["LeafGrader"]
 

@@ -6,7 +6,10 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._aio import run_sync
 from .._errors import ConfigError
+from .._graders._criterion import CriterionGrader
+from .._graders._inputs import to_submission
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
 from .._model._scoring import on_scale
@@ -45,8 +48,6 @@ class HybridGrader:
         if on_metric_error not in ("error", "drop"):
             raise ConfigError(f"on_metric_error {on_metric_error!r} is not 'error' or 'drop'")
         if isinstance(grader, str):
-            from .._graders import CriterionGrader
-
             grader = CriterionGrader(judge=grader)
         if not callable(getattr(grader, "grade", None)):
             raise ConfigError(f"grader {grader!r} has no grade() method; give a grader")
@@ -71,8 +72,6 @@ class HybridGrader:
         ``references`` and ``fields`` (per-item values such as the one a metric's
         ``config.reference_key`` names) feed the reference-based metrics.
         """
-        from .._graders._inputs import to_submission
-
         r = rubric if isinstance(rubric, Rubric) else Rubric(list(rubric))
         pairs = check_hybrid(r, self.metrics)  # usage errors before any judge call
         kwargs: dict[str, Any] = {
@@ -113,6 +112,4 @@ class HybridGrader:
         self, rubric: Rubric | list[Criterion], to_grade: Any, **kwargs: Any
     ) -> EvaluationReport:
         """Blocking :meth:`grade`."""
-        from .._aio import run_sync
-
         return run_sync(self.grade(rubric, to_grade, **kwargs))

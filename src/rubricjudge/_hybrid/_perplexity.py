@@ -70,6 +70,7 @@ def default_model_path() -> str:
     Raises:
         MetricError: the ``local`` extra (the model files) is not installed.
     """
+    # deferred, as the three local-model imports below: only a perplexity metric needs them
     from .._judges._model_files import default_model_path as locate
 
     try:
@@ -92,7 +93,7 @@ def _load(path: str, n_ctx: int) -> tuple[Any, threading.Lock]:
             raise MetricError(f"perplexity model {path!r} does not exist")
         from llama_cpp import llama_cpp as lib
 
-        from .._judges import _local
+        from .._judges._local_load import PATCH_LOCK
 
         # the same load-time fix as the local judge: llama.cpp's repacked weight
         # buffers crash on some CPUs, so they are turned off while the model loads
@@ -103,7 +104,7 @@ def _load(path: str, n_ctx: int) -> tuple[Any, threading.Lock]:
             p.use_extra_bufts = False
             return p
 
-        with _local._PATCH_LOCK:
+        with PATCH_LOCK:
             lib.llama_model_default_params = params
             try:
                 llm = Llama(model_path=path, logits_all=True, n_ctx=n_ctx, verbose=False)

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .._conversations._media_part import MediaPart
 from .._model._reports import TokenUsage
 
-if TYPE_CHECKING:
-    from ._media import MediaBudget
-
-__all__ = ["Decision", "Judge", "JudgeConfig", "JudgeRequest", "JudgeResponse"]
+__all__ = ["Decision", "Judge", "JudgeConfig", "JudgeRequest", "JudgeResponse", "MediaBudget"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +113,22 @@ class Judge(Protocol):
 
 
 @dataclass(frozen=True)
+class MediaBudget:
+    """What one request may carry: pixels and bytes per image, parts and bytes in all.
+
+    None means no bound. The default (``_media.DEFAULT_BUDGET``) follows what the large
+    providers take without resizing themselves: about 1568x1568 pixels and 5 MB per
+    image, 20 parts and 30 MB a request.
+    """
+
+    max_pixels: int | None = 1568 * 1568
+    max_image_bytes: int | None = 5 * 1024 * 1024
+    max_document_bytes: int | None = 30 * 1024 * 1024
+    max_parts: int | None = 20
+    max_total_bytes: int | None = 30 * 1024 * 1024
+
+
+@dataclass(frozen=True)
 class JudgeConfig:
     """Options every judge spec accepts; a backend ignores those it cannot use.
 
@@ -123,7 +136,7 @@ class JudgeConfig:
     never written to caches, logs or results. ``base_url`` may list several
     servers of one model (a list, or URLs separated by commas) for ``openai/``
     judges: an endpoint fleet. ``media_budget`` bounds the images and documents one
-    request carries (None: the default :class:`~rubricjudge._judges._media.MediaBudget`).
+    request carries (None: the default :data:`~rubricjudge._judges._media.DEFAULT_BUDGET`).
     """
 
     temperature: float | None = 0.0

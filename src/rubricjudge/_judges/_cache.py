@@ -38,6 +38,7 @@ from typing import Any
 
 from .._env import cache_home
 from .._errors import ConfigError
+from ._canonical import canonical_json
 
 __all__ = ["CACHE_ENV", "ResponseCache", "cache_key", "default_cache_path", "open_cache"]
 
@@ -79,7 +80,7 @@ def default_cache_path() -> Path:
 
 def cache_key(parts: Mapping[str, Any]) -> str:
     """A stable sha256 of ``parts`` (canonical JSON: sorted keys, no whitespace)."""
-    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    text = canonical_json(parts, compact=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

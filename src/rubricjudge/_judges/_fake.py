@@ -9,6 +9,7 @@ from typing import Any
 from .._errors import JudgeError
 from .._model._reports import TokenUsage
 from ._base import JudgeRequest, JudgeResponse
+from ._parse import parse_json_reply
 
 __all__ = ["FakeJudge", "fake_reply_for_schema"]
 
@@ -85,8 +86,6 @@ class FakeJudge:
         if isinstance(reply, JudgeResponse):
             return reply
         if isinstance(reply, str):
-            from ._parse import parse_json_reply
-
             try:
                 data = parse_json_reply(reply)
             except ValueError as e:

@@ -40,7 +40,7 @@ import threading
 import time
 from array import array
 from collections.abc import Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -337,7 +337,7 @@ class Fleet:
                 continue
             ok = 200 <= reply.status < 300
             self._done(i, latency, failed=None if ok else "answered")
-            return replace(reply, endpoint=i)
+            return HTTPReply(reply.status, reply.headers, reply.body, i)  # not replace(): per call
         if len(self) > 1 and all(e.category == "rate_limit" for _, e, _ in failures):
             wait = self._soonest_back()  # every endpoint tried refused: wait for the first back
             for _, error, _ in failures:

@@ -45,7 +45,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
-from .._limits import without_surrogates
+from .._limits import may_hold_surrogates, without_surrogates
 from .._version import __version__
 from ._retry import parse_retry_after
 
@@ -93,12 +93,14 @@ class HTTPReply:
             JudgeError: category ``parse`` when the body is not JSON.
         """
         try:
-            return without_surrogates(json.loads(self.body))[0]
+            data = json.loads(self.body)
         except ValueError as e:  # UnicodeDecodeError is a ValueError too
             head = self.body[:120].decode("utf-8", "replace")
             raise JudgeError(
                 f"the server's reply is not JSON ({e}): {head!r}", category="parse"
             ) from None
+        # a walk over every string of the reply only when an escape could have made one
+        return without_surrogates(data)[0] if may_hold_surrogates(self.body) else data
 
 
 @dataclass(frozen=True)

@@ -27,30 +27,37 @@ local call cannot hang, and ``max_tokens`` (512 unless set) bounds its length.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import importlib.util
 import json
-import os
-import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, JudgeError, install_hint
-from .._features import PROBE_BLOCKS, RESEARCH_BLOCKS
 from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._local_decide import decision_layout, remainder_grammar, value_probabilities
-from ._local_states import Capture, install_capture
+from ._local_load import (
+    CHATML,
+    HIDDEN_BLOCKS,
+    MODELS,
+    MODELS_LOCK,
+    Model,
+    default_threads,
+    grammar_for,
+    load_model,
+)
 from ._local_worker import shared_scheduler
 from ._model_files import MODEL_FILENAME, MODEL_SHA256, default_model_path, model_chunk_paths
 from ._parse import parse_json_reply
 from ._reliable import Provider
 
-__all__ = ["LocalJudge"]
+__all__ = ["LocalJudge", "default_threads"]
+
+_CHATML = CHATML  # the scaffold used when a model has no chat template (tests read it)
 
 _INSTALL_HINT = install_hint("local")
 _DEFAULT_MAX_TOKENS = 512
@@ -65,149 +72,6 @@ _SAMPLING = {
     "frequency_penalty",
 }
 _OPTIONS = {*_LOAD_DEFAULTS, "n_threads", "kv_reuse", "hidden_blocks", *_SAMPLING}
-_HIDDEN_BLOCKS = {"probe": ("final", *PROBE_BLOCKS), "all": RESEARCH_BLOCKS}
-_SYS, _USR = "\x00rubricjudge-system\x00", "\x00rubricjudge-user\x00"
-_CHATML = (
-    "<|im_start|>system\n",
-    "<|im_end|>\n<|im_start|>user\n",
-    "<|im_end|>\n<|im_start|>assistant\n",
-)
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
-def default_threads() -> int:
-    """The default ``n_threads``: all cores but one (at least one).
-
-    llama.cpp's threads spin at every barrier, so when other work wants a core (our
-    own event loop included) one descheduled thread stalls the rest. Measured on two
-    busy cores: 17.7 s per judgment with one thread, 122 s with two.
-    """
-    return max(1, _cores() - 1)
-
-
-@dataclass
-class _Model:
-    """A loaded model, its prompt scaffold and grammar cache; used on the worker only."""
-
-    llm: Any
-    name: str
-    scaffold: tuple[str, str, str]
-    n_ctx: int
-    grammars: dict[str, Any] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    capture: Capture | None = None
-
-
-_MODELS: dict[tuple[Any, ...], _Model] = {}
-_MODELS_LOCK = threading.Lock()
-_PATCH_LOCK = threading.Lock()
-
-
-@atexit.register
-def _close_models() -> None:
-    # Free the models while llama_cpp is still whole: left to interpreter teardown,
-    # Llama.__del__ finds its C bindings gone and prints a traceback on every exit.
-    with _MODELS_LOCK:
-        models = list(_MODELS.values())
-        _MODELS.clear()
-    for model in models:
-        if model.lock.acquire(timeout=60):  # let a running call finish first
-            try:
-                model.llm.close()
-            finally:
-                model.lock.release()
-
-
-def _scaffold(llm: Any) -> tuple[str, str, str]:
-    """The model's chat template around a system and a user message, split at both."""
-    template = llm.metadata.get("tokenizer.chat_template")
-    if not template:
-        return _CHATML
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    try:
-        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
-        text = env.from_string(template).render(
-            messages=[{"role": "system", "content": _SYS}, {"role": "user", "content": _USR}],
-            add_generation_prompt=True,
-            bos_token="",
-            eos_token="",
-        )
-    except Exception:  # an exotic template: ChatML is what most chat GGUFs expect
-        return _CHATML
-    head, sep, rest = text.partition(_SYS)
-    mid, sep2, tail = rest.partition(_USR)
-    if not sep or not sep2 or _SYS in tail or _USR in tail:
-        return _CHATML
-    return head, mid, tail
-
-
-def _load(path: Path, opts: Mapping[str, Any]) -> _Model:
-    import llama_cpp
-    from llama_cpp import llama_cpp as lib
-
-    # llama-cpp-python has no argument for llama.cpp's ``use_extra_bufts``; its
-    # repacked (AMX) weight buffers segfault on CPUs whose AMX is not usable, so the
-    # default parameters are adjusted while this model loads.
-    original = lib.llama_model_default_params
-    original_ctx = lib.llama_context_default_params
-    captures: list[Capture] = []
-
-    def params() -> Any:
-        p = original()
-        p.use_extra_bufts = bool(opts["use_extra_bufts"])
-        return p
-
-    def ctx_params() -> Any:  # the hook that reads intermediate layers (_local_states)
-        p = original_ctx()
-        captures.append(install_capture(llama_cpp, p))
-        return p
-
-    with _PATCH_LOCK:
-        lib.llama_model_default_params = params
-        lib.llama_context_default_params = ctx_params
-        try:
-            llm = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=int(opts["n_ctx"]),
-                n_batch=int(opts["n_batch"]),
-                n_threads=int(opts["n_threads"]),
-                n_threads_batch=int(opts["n_threads"]),
-                verbose=False,
-            )
-        except Exception as e:
-            raise ConfigError(f"cannot load the local model {str(path)!r}: {e}") from e
-        finally:
-            lib.llama_model_default_params = original
-            lib.llama_context_default_params = original_ctx
-    capture = captures[-1] if captures else None
-    if capture is not None:
-        blocks = _HIDDEN_BLOCKS[str(opts.get("hidden_blocks", "probe"))]
-        capture.configure(int(llm.n_embd()), int(lib.llama_model_n_layer(llm.model)), blocks)
-    name = path.name.removesuffix(".gguf")
-    return _Model(
-        llm=llm, name=name, scaffold=_scaffold(llm), n_ctx=int(opts["n_ctx"]), capture=capture
-    )
-
-
-def _grammar(model: _Model, schema: Mapping[str, Any]) -> Any:
-    from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
-
-    key = json.dumps(schema)  # property order kept: the grammar emits keys in this order
-    got = model.grammars.get(key)
-    if got is None:
-        try:
-            got = LlamaGrammar.from_json_schema(key, verbose=False)
-        except Exception:  # a schema feature the converter lacks: any JSON, checked later
-            got = LlamaGrammar.from_string(JSON_GBNF, verbose=False)
-        model.grammars[key] = got
-    return got
 
 
 class LocalJudge:
@@ -234,10 +98,10 @@ class LocalJudge:
             "hidden_blocks": "probe",
         }
         self._opts.update(config.extra_params)
-        if self._opts["hidden_blocks"] not in _HIDDEN_BLOCKS:
+        if self._opts["hidden_blocks"] not in HIDDEN_BLOCKS:
             raise ConfigError(
                 f"extra_params hidden_blocks={self._opts['hidden_blocks']!r} for the local "
-                f"judge: use one of {', '.join(sorted(_HIDDEN_BLOCKS))}"
+                f"judge: use one of {', '.join(sorted(HIDDEN_BLOCKS))}"
             )
         self.path: Path | None
         identity: dict[str, Any]
@@ -295,16 +159,16 @@ class LocalJudge:
         """Limits key and cache identity (the model file); no price row: it is free."""
         return self._provider
 
-    def _model(self) -> _Model:
+    def _model(self) -> Model:
         path = self.path or default_model_path()
         keys = ("n_ctx", "n_batch", "n_threads", "use_extra_bufts", "hidden_blocks")
         key = (str(path), *(self._opts[k] for k in keys))
-        with _MODELS_LOCK:
-            got = _MODELS.get(key)
+        with MODELS_LOCK:
+            got = MODELS.get(key)
         if got is None:
-            got = _load(path, self._opts)
-            with _MODELS_LOCK:
-                got = _MODELS.setdefault(key, got)
+            got = load_model(path, self._opts)
+            with MODELS_LOCK:
+                got = MODELS.setdefault(key, got)
         return got
 
     async def judge(self, request: JudgeRequest) -> JudgeResponse:
@@ -352,7 +216,7 @@ class LocalJudge:
             response = self._complete(model, request)
             return replace(response, latency_s=time.perf_counter() - began)
 
-    def _tokens(self, model: _Model, request: JudgeRequest) -> list[int]:
+    def _tokens(self, model: Model, request: JudgeRequest) -> list[int]:
         llm = model.llm
         head, mid, tail = model.scaffold
 
@@ -369,7 +233,7 @@ class LocalJudge:
             + tok(tail, True)
         )
 
-    def _complete(self, model: _Model, request: JudgeRequest) -> JudgeResponse:
+    def _complete(self, model: Model, request: JudgeRequest) -> JudgeResponse:
         cfg, opts, llm = self.config, self._opts, model.llm
         tokens = self._tokens(model, request)
         max_tokens = _pick(request.max_tokens, cfg.max_tokens) or _DEFAULT_MAX_TOKENS
@@ -398,7 +262,7 @@ class LocalJudge:
         if request.decision is not None:
             data, text, n_out, probs, features = run.decide(request)
         else:
-            text, n_out = run.generate(tokens, _grammar(model, request.schema))
+            text, n_out = run.generate(tokens, grammar_for(model, request.schema))
             data, probs = run.parse(text), None
         usage = TokenUsage(
             prompt_tokens=len(tokens),
@@ -421,7 +285,7 @@ class LocalJudge:
 class _Run:
     """One request's generation on the worker thread (the model lock held)."""
 
-    model: _Model
+    model: Model
     tokens: list[int]
     max_tokens: int
     opts: Mapping[str, Any]
@@ -500,7 +364,7 @@ class _Run:
         head: dict[str, Any] = {}
         text, n_out = "", 0
         if at > 0:  # the fields before the decision (a reason) are written first
-            text, n_out = self.generate(self.tokens, _grammar(self.model, request.schema))
+            text, n_out = self.generate(self.tokens, grammar_for(self.model, request.schema))
             data = self.parse(text)
             head = {k: data[k] for k in props[:at] if k in data}
         prefix = "{" + "".join(

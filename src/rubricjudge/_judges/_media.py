@@ -29,33 +29,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._conversations._media_part import MediaPart, image_size, sniff
-from ._base import JudgeRequest
+from ._base import JudgeRequest, MediaBudget
 
 __all__ = [
     "DEFAULT_BUDGET",
-    "MediaBudget",
     "anthropic_content",
     "fit_media",
     "openai_content",
 ]
 
 _log = logging.getLogger("rubricjudge.judges")
-
-
-@dataclass(frozen=True)
-class MediaBudget:
-    """What one request may carry: pixels and bytes per image, parts and bytes in all.
-
-    None means no bound. The default (:data:`DEFAULT_BUDGET`) follows what the large
-    providers take without resizing themselves: about 1568x1568 pixels and 5 MB per
-    image, 20 parts and 30 MB a request.
-    """
-
-    max_pixels: int | None = 1568 * 1568
-    max_image_bytes: int | None = 5 * 1024 * 1024
-    max_document_bytes: int | None = 30 * 1024 * 1024
-    max_parts: int | None = 20
-    max_total_bytes: int | None = 30 * 1024 * 1024
 
 
 DEFAULT_BUDGET = MediaBudget()

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .._limits import without_surrogates
+from .._limits import may_hold_surrogates, without_surrogates
 
 __all__ = ["parse_json_reply"]
 
@@ -101,6 +101,8 @@ def parse_json_reply(text: str) -> dict[str, Any]:
                 continue
             if isinstance(value, dict):
                 # half an emoji (a lone surrogate escape) cannot be stored or written
+                if not may_hold_surrogates(attempt):
+                    return value
                 return without_surrogates(value)[0]  # type: ignore[no-any-return]
     snippet = text.strip().replace("\n", " ")
     if len(snippet) > 120:

@@ -39,11 +39,24 @@ class Gate:
         """Current holders."""
         return self._active
 
+    @property
+    def limit(self) -> int | None:
+        """Holders allowed at once (None: no limit)."""
+        return self._limit
+
     def set_limit(self, limit: int | None) -> None:
         """Change the limit; waiters are admitted if it grew."""
         with self._lock:
             self._limit = limit
         self._admit()
+
+    def try_acquire(self) -> bool:
+        """Take a place if one is free now, without waiting; whether it was taken."""
+        with self._lock:
+            if not self._waiters and (self._limit is None or self._active < self._limit):
+                self._active += 1
+                return True
+            return False
 
     async def acquire(self) -> None:
         """Wait for a place."""

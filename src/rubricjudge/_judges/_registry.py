@@ -14,7 +14,10 @@ from dataclasses import replace
 from typing import Any
 
 from .._errors import ConfigError
+from . import _builtins
 from ._base import Judge, JudgeConfig
+from ._callable import CallableJudge
+from ._reliable import make_reliable
 from ._spec import split_spec
 
 __all__ = ["get_judge", "judge_backends", "register_judge"]
@@ -37,7 +40,6 @@ def judge_backends() -> list[str]:
 def _load_builtins() -> None:
     if _FACTORIES.get("fake") is not None:
         return
-    from . import _builtins
 
     _builtins.register_all(register_judge)
 
@@ -68,11 +70,8 @@ def get_judge(spec: Any, config: JudgeConfig | None = None, **options: Any) -> J
             raise ConfigError(f"unknown judge option: {e}") from None
     if isinstance(spec, Judge):
         return spec
-    from ._reliable import make_reliable
 
     if callable(spec):
-        from ._callable import CallableJudge
-
         judge = CallableJudge(spec, cfg)
         return make_reliable(judge, cfg, "callable", judge.name.partition("/")[2])
     if not isinstance(spec, str) or not spec.strip():

@@ -19,14 +19,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .._errors import RubricJudgeError, missing_extra
+from .._errors import LabelError, RubricJudgeError, UnknownItem, missing_extra
 from .._server._requests import HTTPError, bearer_ok, read_json
 from ._file import DatasetFile
 from ._judged import Judged
 from ._page import page_headers, render_page
 from ._payload import item_payload
 from ._progress import done_by, progress
-from ._store import LabelProblem, LabelStore
+from ._store import LabelStore
 
 __all__ = ["LabelSettings", "create_app"]
 
@@ -113,8 +113,10 @@ def create_app(settings: LabelSettings) -> Any:
                 return await handler(request)
             except HTTPError as e:
                 return error(e.status, e.message, e.detail)
-            except LabelProblem as e:
-                return error(e.status, e.message)
+            except UnknownItem as e:
+                return error(404, str(e))
+            except LabelError as e:
+                return error(422, str(e))
             except RubricJudgeError as e:
                 return error(500, str(e))
 

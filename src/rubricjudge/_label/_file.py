@@ -27,39 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from .._conversations._media_source import media_source
-from .._datasets._io import RubricDataset, _add, load_text
+from .._datasets._io import RubricDataset, _add, kind_of, load_text, read_dataset_text
 from .._errors import DatasetError, missing_extra
 from .._limits import (
-    MAX_DATASET_BYTES,
-    DataLimitError,
-    read_text,
     without_surrogates,
 )
 
-__all__ = ["DatasetFile", "kind_of"]
-
-
-def kind_of(path: Path) -> str:
-    """``json``, ``jsonl`` or ``yaml``, by extension as the dataset loader decides."""
-    suffix = path.suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        return "yaml"
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
-    return "json"
-
-
-def _read(path: Path) -> str:
-    try:
-        return read_text(path, MAX_DATASET_BYTES)
-    except DataLimitError as e:
-        raise DatasetError(f"dataset file {str(path)!r}: {e}") from None
-    except UnicodeDecodeError as e:
-        raise DatasetError(f"dataset file {str(path)!r} is not UTF-8 text ({e.reason})") from None
-    except FileNotFoundError:
-        raise DatasetError(f"dataset file {str(path)!r} not found") from None
-    except OSError as e:
-        raise DatasetError(f"cannot read dataset file {str(path)!r}: {e.strerror}") from None
+__all__ = ["DatasetFile"]
 
 
 def _yaml() -> Any:
@@ -191,7 +165,7 @@ class DatasetFile:
     @classmethod
     def read(cls, path: Path) -> DatasetFile:
         """Read and check ``path``."""
-        text = _read(path)
+        text = read_dataset_text(path)
         return cls.parse(path, text)
 
     @classmethod

@@ -15,6 +15,8 @@ from .._datasets._labels import leaf_names
 from .._errors import ConfigError
 from .._model._reports import CriterionReport
 from .._model._scoring import leaf_reports
+from .._runs._fingerprint import graded_this_dataset
+from .._runs._result import RunResult
 
 __all__ = ["Judged", "read_run"]
 
@@ -92,9 +94,6 @@ def read_run(
     Raises:
         ConfigError: not a run directory, or a run of another dataset.
     """
-    from .._runs._fingerprint import graded_this_dataset
-    from .._runs._result import RunResult
-
     path = Path(run_dir)
     result = RunResult.open(path)
     if not graded_this_dataset(path, dataset):

@@ -29,25 +29,17 @@ from pathlib import Path
 from typing import Any
 
 from .._atomic import write_text_atomic
-from .._datasets._dataset import item_keys, normalize_ground_truth
+from .._datasets._dataset import item_keys, label_of, normalize_ground_truth
 from .._datasets._labels import LabelRecord, leaf_names, read_records
-from .._errors import DatasetError, StorageError, VerdictError
+from .._errors import DatasetError, LabelError, StorageError, UnknownItem, VerdictError
 from .._model._rubric import Criterion, CriterionVerdict, Rubric
+from .._model._verdicts import parse_verdict
 from ._file import DatasetFile
 
-__all__ = ["EARLIER", "LabelProblem", "LabelStore", "item_names"]
+__all__ = ["EARLIER", "LabelStore", "item_names"]
 
 EARLIER = "(earlier)"
 """The labeller of a label that was in the file before anyone labelled over it."""
-
-
-class LabelProblem(Exception):
-    """A label request that cannot be applied: answered with ``status`` and the message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def item_names(file: DatasetFile) -> list[str]:
@@ -78,27 +70,27 @@ def _value(v: Any) -> str | None:
 
 
 def check_label(criterion: Criterion, name: str, value: str) -> str:
-    """``value`` as ground truth stores it for ``criterion``; LabelProblem if it does not fit."""
-    text = value.strip()
-    if text.upper() in ("MET", "UNMET", "CANNOT_ASSESS"):
-        if text.upper() != "CANNOT_ASSESS" and (criterion.is_multi_choice or criterion.scale):
-            raise LabelProblem(422, _choices(criterion, name, value))
-        return text.upper()
-    if criterion.is_multi_choice:
-        try:
-            return (criterion.options or [])[criterion.find_option_by_label(text)].label
-        except (ValueError, IndexError):
-            raise LabelProblem(422, _choices(criterion, name, value)) from None
+    """``value`` as ground truth stores it for ``criterion``, by the dataset files' rule.
+
+    Raises:
+        LabelError: the value does not fit the criterion; the message lists what does.
+    """
+    try:
+        stored = label_of(parse_verdict(criterion, value.strip()))
+    except VerdictError:
+        raise LabelError(_mismatch(criterion, name, value)) from None
+    return stored.value if isinstance(stored, CriterionVerdict) else stored
+
+
+def _mismatch(criterion: Criterion, name: str, value: str) -> str:
     if criterion.scale is not None:
         try:
-            number = float(text)
+            problem = criterion.scale.problem(float(value))
         except ValueError:
-            raise LabelProblem(422, _choices(criterion, name, value)) from None
-        problem = criterion.scale.problem(number)
+            problem = None
         if problem is not None:
-            raise LabelProblem(422, f"criterion {name!r}: {problem}")
-        return f"{number:g}"
-    raise LabelProblem(422, _choices(criterion, name, value))
+            return f"criterion {name!r}: {problem}"
+    return _choices(criterion, name, value)
 
 
 def _choices(criterion: Criterion, name: str, value: str) -> str:
@@ -168,13 +160,13 @@ class LabelStore:
 
     @staticmethod
     def index_in(file: DatasetFile, key: str) -> int:
-        """The index of the item named ``key`` in ``file``; LabelProblem 404 if none."""
+        """The index of the item named ``key`` in ``file``; UnknownItem if none."""
         keys = file.keys
         if keys is None:
             keys = file.keys = {name: i for i, name in enumerate(item_names(file))}
         index = keys.get(key)
         if index is None:
-            raise LabelProblem(404, f"no item {key[:200]!r} in the dataset")
+            raise UnknownItem(f"no item {key[:200]!r} in the dataset")
         return index
 
     def current(self) -> DatasetFile:
@@ -213,7 +205,8 @@ class LabelStore:
         A value of None withdraws the labeller's label on that criterion (undo).
 
         Raises:
-            LabelProblem: an unknown item (404), criterion or label (422).
+            UnknownItem: no such item.
+            LabelError: no such criterion, or a label that does not fit it.
             StorageError: the file could not be written (it is then unchanged).
         """
         with self._locked():
@@ -250,8 +243,7 @@ class LabelStore:
             criterion = leaves.get(name)
             if criterion is None:
                 known = ", ".join(repr(n) for n in names)
-                raise LabelProblem(
-                    422,
+                raise LabelError(
                     f"item {item_names(file)[index]!r} has no criterion {name[:200]!r}; "
                     f"its criteria are {known}",
                 )

@@ -3,7 +3,7 @@
 Its five criteria are ``function`` criteria referring to the built-in checks
 ``rubricjudge.meta:check_*``, which every :class:`FunctionRegistry` resolves
 without importing anything. The target is a :class:`Rubric`, rubric data in any
-format, or its JSON text. Each check reuses :mod:`rubricjudge._lint`.
+format, or its JSON text. Each check reuses :mod:`rubricjudge._lint._rules`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import ConfigError
+from .._formats._detect import detect_format
+from .._formats._load import load_data
 from .._limits import json_loads
 from .._model._rubric import Criterion, CriterionOption, Rubric, ScoringMethod, ScoringType
+from ._rules import lint_structure
 
 __all__ = ["BUILTINS", "build_meta_rubric", "builtin_function"]
 
@@ -27,8 +30,6 @@ def _loaded(target: Any) -> tuple[Rubric | None, str | None]:
         target = json_loads(target)
     if isinstance(target, Mapping) and not target.get("criteria") and "rubrics" not in target:
         return None, None
-    from .._formats._detect import detect_format
-    from .._formats._load import load_data
 
     detected = detect_format(target)
     # native data names no source format; lint then reads rubric.metadata["format"]
@@ -36,8 +37,6 @@ def _loaded(target: Any) -> tuple[Rubric | None, str | None]:
 
 
 def _checks(target: Any, check: str) -> tuple[Rubric | None, list[Any]]:
-    from ._rules import lint_structure
-
     rubric, fmt = _loaded(target)
     if rubric is None:
         return None, []

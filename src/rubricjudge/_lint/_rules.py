@@ -33,7 +33,13 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any, Literal
 
+from .._errors import JudgeError
+from .._judges._base import JudgeRequest
+from .._judges._registry import get_judge
+from .._model._relations import _valid_assignments, mixed_sign_relations, related_sets
+from .._model._reports import CriterionReport, OptionSelection
 from .._model._rubric import Criterion, CriterionVerdict, Rubric
+from .._model._scoring import assemble_reports, score_reports
 
 __all__ = [
     "LintFinding",
@@ -137,9 +143,6 @@ def _weights(rubric: Rubric, fmt: str | None) -> list[LintFinding]:
 
 
 def _extreme_reports(rubric: Rubric, best: bool) -> list[Any]:
-    from .._model._reports import CriterionReport, OptionSelection
-    from .._model._scoring import assemble_reports
-
     leaves = []
     for _, c, sign in _walk(rubric.criteria):
         if not c.is_leaf:
@@ -162,8 +165,6 @@ def _extreme_reports(rubric: Rubric, best: bool) -> list[Any]:
 
 def _extreme_related(rubric: Rubric, leaves: list[Any], best: bool) -> list[Any]:
     """The extreme leaves with each related set at its best (worst) allowed assignment."""
-    from .._model._relations import _valid_assignments, related_sets
-
     signs = {c.key: sign for _, c, sign in _walk(rubric.criteria) if c.key is not None}
     where = {r.criterion.key: i for i, r in enumerate(leaves) if r.criterion.key is not None}
     relations = rubric.relations or []
@@ -184,8 +185,6 @@ def _extreme_related(rubric: Rubric, leaves: list[Any], best: bool) -> list[Any]
 
 def achievable_range(rubric: Rubric) -> tuple[float, float]:
     """Return the (lowest, highest) normalised score any submission can get."""
-    from .._model._scoring import score_reports
-
     low = score_reports(_extreme_reports(rubric, False), all_negative=rubric.is_all_negative)
     high = score_reports(_extreme_reports(rubric, True), all_negative=rubric.is_all_negative)
     return (low.score or 0.0), (high.score if high.score is not None else 0.0)
@@ -239,8 +238,6 @@ def _levels(rubric: Rubric) -> list[LintFinding]:
 
 def _relations(rubric: Rubric) -> list[LintFinding]:
     """Show the relations and gates; warn where a relation joins a reward and a penalty."""
-    from .._model._relations import mixed_sign_relations
-
     out: list[LintFinding] = []
     for i, rel in enumerate(rubric.relations or []):
         if rel.exclusive is not None:
@@ -355,9 +352,6 @@ _SCHEMA: dict[str, Any] = {
 
 
 async def _ask(judge: Any, path: str, c: Criterion) -> list[LintFinding]:
-    from .._errors import JudgeError
-    from .._judges._base import JudgeRequest
-
     where = f"{path}.requirement"
     user = f"Criterion requirement:\n<<<\n{c.requirement}\n>>>"
     if c.options:
@@ -388,8 +382,6 @@ async def lint_rubric_with_judge(
 
     ``judge`` is a Judge or a spec string; leaves are asked concurrently.
     """
-    from .._judges._registry import get_judge
-
     the_judge = get_judge(judge)
     leaves = [(p, c) for p, c, _ in _walk(rubric.criteria) if c.is_leaf]
     asked = await asyncio.gather(*(_ask(the_judge, p, c) for p, c in leaves))

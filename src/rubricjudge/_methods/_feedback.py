@@ -22,6 +22,8 @@ import logging
 from typing import Any, Literal
 
 from .._errors import ConfigError
+from .._judges._base import JudgeRequest
+from .._judges._registry import get_judge
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Criterion, CriterionOption, CriterionVerdict, Rubric
 
@@ -230,8 +232,6 @@ async def generate_feedback_summary(
     fallback = generate_deterministic_summary(rubric, report)
     if judge is None:
         return fallback
-    from .._judges._base import JudgeRequest
-    from .._judges._registry import get_judge
 
     try:
         the_judge = get_judge(judge)

@@ -27,6 +27,7 @@ from typing import Any, overload
 
 from .._errors import ConfigError
 from .._limits import json_loads
+from .._lint._meta import builtin_function
 
 __all__ = ["BUILTIN_PREFIX", "FunctionRegistry", "FunctionResult", "call_function"]
 
@@ -137,8 +138,6 @@ class FunctionRegistry:
         if ref in self._functions:
             return self._functions[ref]
         if ref.startswith(BUILTIN_PREFIX):
-            from .._lint._meta import builtin_function
-
             return builtin_function(ref[len(BUILTIN_PREFIX) :])
         module, sep, attr = ref.partition(":")
         if not sep or not module or not attr:

@@ -21,12 +21,14 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._judges._base import Judge
+from .._judges._registry import get_judge
 from .._model._reports import CriterionReport
 from .._model._rubric import Criterion, ScoringType
 from .._model._scoring import DEFAULT_POLICY, ScoringPolicy
 from ._decode import compile_template, run_decode
 from ._functions import FunctionRegistry, FunctionResult, call_function
 from ._levels import ERROR_LEVEL, error_report, level_report, name_of, resolve_level
+from ._media import run_media
 from ._schema import compile_schema, run_schema
 from ._trajectory import run_trajectory
 
@@ -38,7 +40,6 @@ Functions = FunctionRegistry | Mapping[str, Callable[[Any], Any]] | None
 def _judge(judge: Any) -> Judge | None:
     if judge is None or isinstance(judge, Judge):
         return judge
-    from .._judges._registry import get_judge
 
     return get_judge(judge)
 
@@ -165,8 +166,6 @@ async def run_method(
     if method is ScoringType.TRAJECTORY:
         return run_trajectory(criterion, target)
     if method is ScoringType.MEDIA:
-        from ._media import run_media
-
         return run_media(criterion, target)
     assert the_judge is not None
     return await run_decode(criterion, target, the_judge, dataknobs=dataknobs)

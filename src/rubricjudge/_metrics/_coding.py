@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from .._model._reports import CriterionReport, OptionSelection
 from .._model._rubric import Criterion, CriterionVerdict
+from .._model._verdicts import parse_verdict
 
 __all__ = ["MISSING", "NA", "CriterionCoder", "NaMode", "na_modes"]
 
@@ -96,7 +97,6 @@ class CriterionCoder:
         """Code a ground-truth value (verdict or option label); None is ``MISSING``."""
         if value is None:
             return MISSING
-        from .._model._verdicts import parse_verdict
 
         return self.code_report(parse_verdict(self.criterion, value))
 

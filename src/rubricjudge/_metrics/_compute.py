@@ -22,6 +22,7 @@ from .._errors import ConfigError, DatasetError, VerdictError
 from .._model._reports import CriterionReport, EvaluationReport
 from .._model._rubric import Rubric
 from .._model._scoring import leaf_reports
+from .._runs._result import RunResult
 from ._agreement import Level, fleiss_kappa, krippendorff_alpha
 from ._classification import (
     accuracy,
@@ -91,8 +92,6 @@ def _code_judged(g: _Group, jr: CriterionReport | None, verdicts: str) -> int:
 def _resolve(results: Any, dataset: Any) -> list[EvaluationReport | None]:
     n = len(dataset.items)
     if isinstance(results, str | Path):
-        from .._runs._result import RunResult
-
         results = RunResult.open(results)
     if hasattr(results, "iter_reports"):
         results = list(results.iter_reports())

@@ -149,6 +149,7 @@ def _human(
 
 def _side(run: Any, flag: str, progress: Any) -> Any:
     if isinstance(run, str | Path):
+        # deferred: reading a run loads the run machinery (about 1 s), needed only here
         from .._runs._read import read_graded
 
         progress.status(f"reading {flag}")
@@ -267,6 +268,7 @@ def gate_runs(
     if pass_threshold is not None and not 0.0 <= pass_threshold <= 1.0:
         raise ConfigError(f"--pass-threshold {pass_threshold!r} is outside [0, 1]")
     m = parse_metric(metric)
+    # deferred: the progress bar loads tqdm
     from .._runs._progress import make_progress
 
     bar = make_progress(progress, None)

@@ -36,7 +36,8 @@ class TokenUsage(BaseModel):
     cache_read_input_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(
+        # sums of counts both sides already hold: nothing to validate (a few per judgment)
+        return TokenUsage.model_construct(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
@@ -51,10 +52,13 @@ class TokenUsage(BaseModel):
         known = [u for u in usages if u is not None]
         if not known:
             return None
-        out = TokenUsage()
-        for u in known:
-            out = out + u
-        return out
+        return TokenUsage.model_construct(
+            prompt_tokens=sum(u.prompt_tokens for u in known),
+            completion_tokens=sum(u.completion_tokens for u in known),
+            total_tokens=sum(u.total_tokens for u in known),
+            cache_creation_input_tokens=sum(u.cache_creation_input_tokens for u in known),
+            cache_read_input_tokens=sum(u.cache_read_input_tokens for u in known),
+        )
 
 
 class OptionSelection(BaseModel):

@@ -274,46 +274,46 @@ class Rubric(BaseModel):
     @classmethod
     def from_dict(cls, data: Any, *, format: str = "auto", source: str | None = None) -> Rubric:
         """Build a rubric from parsed data in any supported format (detected by default)."""
-        from .._formats import load_data
+        from .._formats._load import load_data
 
         return load_data(data, format=format, source=source)
 
     @classmethod
     def from_yaml(cls, text: str, *, format: str = "auto") -> Rubric:
         """Parse a rubric from YAML text."""
-        from .._formats import load_text
+        from .._formats._load import load_text
 
         return load_text(text, kind="yaml", format=format)
 
     @classmethod
     def from_json(cls, text: str, *, format: str = "auto") -> Rubric:
         """Parse a rubric from JSON text."""
-        from .._formats import load_text
+        from .._formats._load import load_text
 
         return load_text(text, kind="json", format=format)
 
     @classmethod
     def from_file(cls, source: Any, *, format: str = "auto") -> Rubric:
         """Load a rubric from a path or a file object (JSON or YAML, detected)."""
-        from .._formats import load_file
+        from .._formats._load import load_file
 
         return load_file(source, format=format)
 
     def to_dict(self, *, format: str = "native") -> dict[str, Any]:
         """This rubric as plain data in the native format (or another, if it can express it)."""
-        from .._formats import dump_data
+        from .._formats._dump import dump_data
 
         return dump_data(self, format=format)
 
     def to_yaml(self, *, format: str = "native") -> str:
         """This rubric as YAML text."""
-        from .._formats import dump_text
+        from .._formats._dump import dump_text
 
         return dump_text(self, kind="yaml", format=format)
 
     def to_json(self, *, format: str = "native", indent: int | None = 2) -> str:
         """This rubric as JSON text."""
-        from .._formats import dump_text
+        from .._formats._dump import dump_text
 
         return dump_text(self, kind="json", format=format, indent=indent)
 
@@ -329,7 +329,8 @@ class Rubric(BaseModel):
         Raises:
             ConfigError: ``schema_path`` cannot be read as a JSON Schema.
         """
-        from .._formats import convert_rubric, validate_data
+        from .._formats._dump import convert_rubric
+        from .._formats._load import validate_data
 
         try:
             data, _ = convert_rubric(self, to="openrubricrl")
@@ -341,7 +342,7 @@ class Rubric(BaseModel):
 
     def to_file(self, path: Any, *, format: str = "native") -> None:
         """Write this rubric to ``path``; ``.json`` writes JSON, anything else YAML."""
-        from .._formats import dump_file
+        from .._formats._dump import dump_file
 
         dump_file(self, path, format=format)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, UsageError
+from .._formats._load import load_data, load_file
 from .._graders._spec import GraderSpec
 from .._model._reports import EvaluationReport
 from .._model._rubric import Criterion, Rubric
@@ -33,7 +34,6 @@ def _rubric(rubric: object) -> Rubric:
         return rubric
     if isinstance(rubric, list) and all(isinstance(c, Criterion) for c in rubric):
         return Rubric(rubric)
-    from .._formats import load_data, load_file
 
     if isinstance(rubric, str | os.PathLike):
         if not Path(rubric).is_file():

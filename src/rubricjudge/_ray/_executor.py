@@ -17,6 +17,7 @@ from typing import Any
 
 from .._errors import ConfigError, RunError
 from .._graders._spec import GraderSpec
+from .._runs._evaluate import evaluate_sync
 from .._runs._job import Job
 from .._runs._remote import ItemWorker, RemoteEvent, StoredJudgment
 from ._setup import connect, forwarded_env, judge_backends
@@ -142,7 +143,5 @@ def evaluate_on_ray(
     ``options`` are ``evaluate``'s (``resume``, ``force``, ``concurrency`` per actor,
     ``max_items``, ``progress`` ...). The run directory is written by this process only.
     """
-    from .._runs import evaluate_sync
-
     with RayExecutor(spec, actors=actors, address=address, num_cpus=num_cpus) as executor:
         return evaluate_sync(dataset, spec.build(), run_dir=run_dir, executor=executor, **options)

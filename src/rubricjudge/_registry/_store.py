@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import ConfigError
+from .._formats._load import load_rubrics
 from .._model._rubric import Rubric
 from ._db import Database, Tx
 from ._open import open_database
@@ -58,8 +59,6 @@ class RubricRegistry:
         cls, config: Mapping[str, Any], db: Database | str | os.PathLike[str] | None = None
     ) -> RubricRegistry:
         """Return a registry with every rubric of a ``{"rubrics": [...]}`` config registered."""
-        from .._formats._load import load_rubrics
-
         registry = cls(db)
         for rubric in load_rubrics(dict(config)):
             registry.register(rubric)

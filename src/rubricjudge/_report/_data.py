@@ -20,6 +20,8 @@ from .._model._reports import CriterionReport, EvaluationReport
 from .._model._scoring import leaf_reports
 from .._pages._media_view import media_view
 from .._pages._render_page import page_view
+from .._runs._result import RunResult
+from ._judgments import raw_calls
 
 __all__ = ["RunData", "conversation_view", "load_run", "submission_of"]
 
@@ -53,6 +55,7 @@ def leaves(report: EvaluationReport | None) -> list[CriterionReport]:
 
 
 def _from_jsonl(path: Path, flag: str) -> RunData:
+    # deferred: reading a run loads the run machinery (about 1 s); see _from_run
     from .._runs._read import read_reports_jsonl
 
     run = read_reports_jsonl(path, flag=flag)
@@ -61,9 +64,8 @@ def _from_jsonl(path: Path, flag: str) -> RunData:
 
 
 def _from_run(path: Path, include_training: bool = False) -> RunData:
-    from .._runs import RunResult
+    # deferred: reading a run loads the run machinery (about 1 s), the run engine with it
     from .._runs._read import read_run_dir
-    from ._judgments import raw_calls
 
     run = read_run_dir(path, whole_dataset=True)
     reports, dataset, ids, errors = run.reports, run.dataset, run.ids, run.errors
@@ -105,7 +107,8 @@ def _from_run(path: Path, include_training: bool = False) -> RunData:
         not_attempted=not_attempted,
     )
     if dataset is not None and any(it.ground_truth is not None for it in dataset.items):
-        from .._metrics import compute_metrics
+        # deferred: agreement loads numpy, needed only for a labelled dataset
+        from .._metrics._compute import compute_metrics
 
         try:
             leave_out = None if include_training else run.training_ids or None

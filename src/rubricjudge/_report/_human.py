@@ -1,6 +1,6 @@
 """The section that compares the judge with the dataset's human labels.
 
-The numbers come from :func:`rubricjudge._metrics.compute_metrics` (the same as
+The numbers come from :func:`rubricjudge._metrics._compute.compute_metrics` (the same as
 ``rubricjudge metrics``); this module only lays them out: agreement with
 intervals, confusion matrices, the reliability diagram and the naive estimates
 beside the prediction-powered ones.

@@ -13,6 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from .._runs._store import RunStore
+
 __all__ = ["RAW_LIMIT", "raw_calls"]
 
 # one long answer should not make a 10,000-item page unbearably heavy
@@ -42,8 +44,6 @@ def _call(judge: str, tags: dict[str, Any], response: dict[str, Any]) -> dict[st
 
 def raw_calls(run_dir: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """Every stored judgment of ``run_dir``: item key -> criterion key ("" for none) -> calls."""
-    from .._runs._store import RunStore
-
     out: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     store = RunStore(run_dir)
     try:

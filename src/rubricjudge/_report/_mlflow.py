@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from ._write import write_report
 
 __all__ = ["log_to_mlflow"]
 
@@ -40,7 +41,8 @@ def _agreement(result: Any, dataset: Any) -> dict[str, float]:
     labelled = any(getattr(item, "ground_truth", None) for item in dataset.items)
     if not labelled:
         return {}
-    from .._metrics import compute_metrics
+    # deferred: agreement loads numpy, needed only for a labelled dataset
+    from .._metrics._compute import compute_metrics
 
     report = compute_metrics(result, dataset).to_jsonable()
     out: dict[str, float] = {}
@@ -81,8 +83,6 @@ def log_to_mlflow(
         mlflow.log_metrics(metrics)
         mlflow.log_dict(summary.model_dump(mode="json"), "summary.json")
         if run_dir is not None:
-            from ._write import write_report
-
             with tempfile.TemporaryDirectory() as tmp:
                 page = write_report(run_dir, Path(tmp) / "report.html")
                 mlflow.log_artifact(str(page))

@@ -6,20 +6,23 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError, missing_extra
+from .._conversations._media_source import media_source
+from .._conversations._messages import read_messages_with_media
+from .._conversations._submission import to_submission
+from .._errors import ConfigError, ConversationError, missing_extra
 from .._limits import json_loads
+from .._metrics._pairwise import read_pairwise_reports
+from .._outfile import write_output
+from .._pages._media_view import media_view
 from ._data import RunData, load_run, submission_of
 from ._page import render_page
+from ._pairwise_page import render_pairwise_page
 
 __all__ = ["write_report"]
 
 
 def _conversation(row: dict[str, Any], path: Path, n: int) -> Any:
     """The line's conversation and its images and documents (paths from ``path``'s folder)."""
-    from .._conversations._media_source import media_source
-    from .._conversations._messages import read_messages_with_media
-    from .._errors import ConversationError
-
     try:
         with media_source(path):
             return read_messages_with_media(
@@ -31,9 +34,6 @@ def _conversation(row: dict[str, Any], path: Path, n: int) -> Any:
 
 def _parts(sub: list[Any], path: Path, n: int) -> Any:
     """A submission of content parts (paths from ``path``'s folder)."""
-    from .._conversations._media_source import media_source
-    from .._conversations._submission import to_submission
-
     try:
         with media_source(path):
             return to_submission(sub, where="submission")
@@ -43,8 +43,6 @@ def _parts(sub: list[Any], path: Path, n: int) -> Any:
 
 def _attach_submissions(run: RunData, path: Path) -> None:
     """Fill a JSONL run's submissions from the grade input file (matched by id)."""
-    from .._pages._media_view import media_view
-
     texts: dict[str, str] = {}
     views: dict[str, Any] = {}
     media: dict[str, Any] = {}
@@ -112,8 +110,6 @@ def _check_plotting() -> None:
 
 
 def _write(out: Path, text: str) -> None:
-    from .._outfile import write_output
-
     if out.is_dir():
         raise ConfigError(f"-o {out} is a directory; give the HTML file to write")
     write_output(out, text, flag="-o")
@@ -148,9 +144,6 @@ def write_report(
             output, or matplotlib missing (``pip install 'rubricjudge[report]'``).
     """
     if _is_pairwise(Path(source)):
-        from .._metrics._pairwise import read_pairwise_reports
-        from ._pairwise_page import render_pairwise_page
-
         if compare is not None or submissions is not None:
             raise ConfigError("--compare and --submissions apply to graded runs, not to pairs")
         out = Path(output)

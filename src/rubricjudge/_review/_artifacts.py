@@ -24,14 +24,16 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from .._aio import run_sync
 from .._errors import ConfigError
 from .._graders._mixed import FeedbackMode, evaluate_rubric
 from .._methods._functions import FunctionRegistry
 from .._methods._run import coerce_policy
 from .._model._reports import EvaluationReport
 from .._model._scoring import ScoringPolicy
-from .._registry import RubricRegistry, RubricVersion
 from .._registry._db import Database, Tx
+from .._registry._records import RubricVersion
+from .._registry._store import RubricRegistry
 from ._types import (
     TRANSITIONS,
     Artifact,
@@ -379,6 +381,4 @@ class ArtifactStore:
 
     def submit_for_review_sync(self, artifact_id: str) -> list[ArtifactEvaluation]:
         """Blocking :meth:`submit_for_review`."""
-        from .._aio import run_sync
-
         return run_sync(self.submit_for_review(artifact_id))

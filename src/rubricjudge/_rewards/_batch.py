@@ -166,6 +166,7 @@ async def grade_rewards(
     Raises:
         UsageError: a misconfiguration (a bad rubric or judge), which fails every rollout.
     """
+    # deferred: the CLI reads this module's defaults for --help; the run engine loads on use
     from .._runs._engine import RunSession
     from .._runs._job import Job
 

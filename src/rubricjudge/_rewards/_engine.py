@@ -28,6 +28,7 @@ from .._model._rubric import Rubric
 from .._model._scoring import complete_score, failure_reason
 from .._model._seams import AsyncGrader
 from ._batch import DEFAULT_NEUTRAL, OnFailure, RewardBatch, Rollout, check_policy, grade_rewards
+from ._trust import reward_grader
 
 __all__ = ["RewardEngine", "engine"]
 
@@ -70,8 +71,6 @@ class RewardEngine:
         else:
             self.rubrics = {"": _load(rubric)}
         if isinstance(grader, str):
-            from ._trust import reward_grader
-
             grader = reward_grader(grader)  # reasons off: nobody reads a reward's reasons
         if concurrency < 1:
             raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
@@ -273,8 +272,6 @@ def engine(
     with _LOCK:
         found = _ENGINES.get(key)
         if found is None:
-            from ._trust import reward_grader
-
             options: dict[str, Any] = {"base_url": base_url} if base_url else {}
             grader = reward_grader(
                 judge,

@@ -21,6 +21,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from .._aio import run_sync
 from .._errors import ConfigError
 from ._reward import RubricReward, message_text
 
@@ -103,6 +104,4 @@ class GroupRelativeReward:
         **kwargs: Any,
     ) -> list[float | None]:
         """Group-relative rewards, one per completion (completions sharing a prompt are a group)."""
-        from .._aio import run_sync
-
         return run_sync(self.acall(prompts, completions, **kwargs))

@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._aio import gather_all, run_sync
 from .._errors import ConfigError, RewardError
 from .._graders._group import GroupRanker
 from .._model._group import GroupReport
@@ -124,8 +125,6 @@ class GroupRankReward:
                     item_id=f"group {first}",
                 )
 
-        from .._aio import gather_all
-
         reports = await gather_all([rank(m) for m in groups.values()])
         self.last_reports = list(reports)
         rewards: list[float | None] = [None] * n
@@ -157,6 +156,4 @@ class GroupRankReward:
         **kwargs: Any,
     ) -> list[float | None]:
         """Rank a batch's groups (TRL's reward-function call); blocks, even inside an event loop."""
-        from .._aio import run_sync
-
         return run_sync(self.acall(prompts, completions, **kwargs))

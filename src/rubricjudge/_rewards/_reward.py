@@ -54,11 +54,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._aio import gather_all, run_sync
+from .._conversations._media_source import media_source
+from .._conversations._messages import read_messages_with_media
+from .._conversations._submission import Submission
 from .._errors import ConfigError, ConversationError, RewardError, RunError
+from .._hybrid._combine import check_hybrid
+from .._hybrid._grader import HybridGrader
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from .._model._scoring import complete_score, failure_reason
 from .._model._seams import AsyncGrader
+from ._trust import reward_grader
 
 if TYPE_CHECKING:
     from .._hybrid._combine import OnMetricError
@@ -145,9 +152,6 @@ def _to_grade(index: int, prompt: Any, completion: Any) -> tuple[Any, str | None
                 f"prompts[{index}] is {type(prompt).__name__}; give a string or a chat message "
                 'list [{"role": ..., "content": ...}]'
             )
-    from .._conversations._media_source import media_source
-    from .._conversations._messages import read_messages_with_media
-    from .._conversations._submission import Submission
 
     where = f"prompts[{index}] + completions[{index}]"
     try:
@@ -217,8 +221,6 @@ class RubricReward:
         if concurrency < 1:
             raise ConfigError(f"concurrency {concurrency!r} must be at least 1")
         if isinstance(grader, str):
-            from ._trust import reward_grader
-
             grader = reward_grader(
                 grader, calibration=calibration, verdict_method=verdict_method, reasons=reasons
             )
@@ -228,8 +230,6 @@ class RubricReward:
                 "set them on the grader given"
             )
         if rubric.hybrid_metrics:
-            from .._hybrid import HybridGrader, check_hybrid
-
             extra = grader.metrics if isinstance(grader, HybridGrader) else None
             check_hybrid(rubric, extra)
             if not isinstance(grader, HybridGrader):
@@ -277,7 +277,6 @@ class RubricReward:
             "query": query,
             "reference_submission": reference if isinstance(reference, str) else None,
         }
-        from .._hybrid import HybridGrader
 
         if isinstance(self.grader, HybridGrader):
             kwargs["fields"] = fields
@@ -326,8 +325,6 @@ class RubricReward:
                     i, prompts[i] if prompts is not None else None, completions[i], fields
                 )
 
-        from .._aio import gather_all
-
         outcomes = await gather_all([one(i) for i in range(n)])
         self.stats.calls += 1
         self.stats.completions += n
@@ -366,8 +363,6 @@ class RubricReward:
         **kwargs: Any,
     ) -> list[float | None]:
         """Score a batch (TRL's reward-function call); blocks, even inside an event loop."""
-        from .._aio import run_sync
-
         return run_sync(self.acall(prompts, completions, **kwargs))
 
     async def areward(self, prompt: Any, completion: Any, **fields: Any) -> float | None:
@@ -379,6 +374,4 @@ class RubricReward:
 
     def reward(self, prompt: Any, completion: Any, **fields: Any) -> float | None:
         """The reward of one completion (None only under ``failure_policy="skip"``)."""
-        from .._aio import run_sync
-
         return run_sync(self.areward(prompt, completion, **fields))

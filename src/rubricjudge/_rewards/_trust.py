@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .._graders import CriterionGrader
+    from .._graders._criterion import CriterionGrader
+
+from .._graders._criterion import CriterionGrader
 
 __all__ = ["reward_grader", "trust_kwargs"]
 
@@ -42,8 +44,6 @@ def reward_grader(
     ``calibration`` is a calibration file (or :class:`Calibration`) fitted by
     ``rubricjudge calibrate``, ``"default"`` for the judge's own, or None for none.
     """
-    from .._graders import CriterionGrader
-
     options = trust_kwargs(calibration=calibration, verdict_method=verdict_method, reasons=reasons)
     if judge_options:
         options["judge_options"] = judge_options

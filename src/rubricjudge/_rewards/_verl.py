@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._aio import run_sync
 from .._errors import ConfigError
 from ._engine import RewardEngine, engine
 
@@ -109,8 +110,6 @@ def compute_score(
     the default, or ``neutral``), ``neutral_reward`` (0.5) and ``query_key`` (the
     ``extra_info`` key holding the question, default ``question``).
     """
-    from .._aio import run_sync
-
     return run_sync(
         compute_score_async(data_source, solution_str, ground_truth, extra_info, **reward_kwargs)
     )
@@ -124,8 +123,6 @@ def compute_score_batch(
     **reward_kwargs: Any,
 ) -> list[dict[str, float]]:
     """The function of veRL's ``batch`` reward manager: one result per rollout, in order."""
-    from .._aio import run_sync
-
     eng, query_key = _settings(reward_kwargs)
     n = len(solution_strs)
     infos = list(extra_infos) if extra_infos is not None else [None] * n

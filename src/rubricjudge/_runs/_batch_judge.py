@@ -41,6 +41,8 @@ class BatchJudge(RecordingJudge):
     Until :attr:`ledger` and :attr:`adapter` are set it behaves as a RecordingJudge.
     """
 
+    group_commits = False  # the ledger writes on the store's own connection, in order
+
     def __init__(
         self, inner: Judge, store: RunStore | None, *, stored_items: set[str] | None = None
     ) -> None:

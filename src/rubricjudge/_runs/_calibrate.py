@@ -26,7 +26,7 @@ from ._evaluate import evaluate
 from ._fingerprint import item_keys
 
 if TYPE_CHECKING:
-    from .._graders import CriterionGrader
+    from .._graders._criterion import CriterionGrader
 
 __all__ = ["calibrate", "check_label_counts", "pick_training"]
 

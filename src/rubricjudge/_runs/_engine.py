@@ -168,7 +168,7 @@ class RunSession(Generic[G]):
         except Exception as e:
             error = e.text if isinstance(e, _RemoteFailure) else f"{type(e).__name__}: {e}"
             if store is not None:
-                store.put_item(job.key, job.index, "failed", None, None, error)
+                await store.commit_item(job.key, job.index, "failed", None, None, error)
             self.builder.add_failure(job.key, error)
             return ItemOutcome(job.key, job.index, "failed", None, error), None
         finally:
@@ -177,7 +177,7 @@ class RunSession(Generic[G]):
                 w.forget_item(job.key)
         status = "partial" if (report.error_count or report.error) else "done"
         if store is not None:
-            store.put_item(
+            await store.commit_item(
                 job.key, job.index, status, report.score, report.model_dump_json(), report.error
             )
         self.builder.add_report(job.key, report)

@@ -195,9 +195,7 @@ def read_run_dir(
         )
     dataset = None
     if (path / DATASET_COPY).is_file():
-        # start-up: every run loads this module through the driver, and `grade` has no
-        # dataset; the datasets package would bring the rubric formats with it
-        from .._datasets import RubricDataset
+        from .._datasets._io import RubricDataset
 
         dataset = RubricDataset.from_file(path / DATASET_COPY)
     store = RunStore(path)

@@ -12,11 +12,16 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
+import time
+import weakref
+from dataclasses import replace
 from typing import Any, Protocol
 
 from .._judges._base import Judge, JudgeRequest, JudgeResponse
+from .._judges._canonical import canonical_json
+from .._judges._provider_limits import Gate, ProviderLimits
 from .._judges._schema_check import schema_accepts
-from ._store import JudgmentRow, response_from_json
+from ._store import JudgmentRow, RunStore, response_from_json
 
 __all__ = ["CURRENT_ITEM", "JudgmentStore", "RecordingJudge", "request_hash"]
 
@@ -57,15 +62,42 @@ def request_hash(judge_name: str, request: JudgeRequest) -> str:
         payload["decision"] = [request.decision.key, list(request.decision.values)]
     if request.features:  # likewise: asking for the hidden state is another question
         payload["features"] = True
-    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    # json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str), schema reused
+    text = canonical_json(payload)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+_COMMIT_GATES: weakref.WeakKeyDictionary[ProviderLimits, Gate] = weakref.WeakKeyDictionary()
+
+
+def _commit_gate(judge: Judge) -> Gate | None:
+    """A gate as wide as ``judge``'s provider limit on calls in flight (None: none known).
+
+    A call holds it from before it is sent until its answer is committed, so at any
+    moment at most that many calls are sent and not committed: a process killed then
+    loses no more than the calls in flight, as when each answer was committed alone.
+    """
+    limits = getattr(judge, "limits", None)
+    if not isinstance(limits, ProviderLimits) or limits.gate.limit is None:
+        return None
+    gate = _COMMIT_GATES.get(limits)
+    if gate is None:
+        gate = _COMMIT_GATES[limits] = Gate(limits.gate.limit)
+    return gate
 
 
 class RecordingJudge:
     """Wraps a judge: replays stored judgments, records new ones as they arrive.
 
     Without a store it only keeps the numbers of each call (``rows``) for the summary.
+    With a :class:`RunStore` and a judge whose provider limits its calls in flight,
+    answers are committed in groups on the store's writer thread (see
+    :func:`_commit_gate` for why that loses nothing more); otherwise each is committed
+    on its own as it arrives.
     """
+
+    group_commits = True
+    """Whether this class may commit through the store's writer (a subclass may not)."""
 
     def __init__(
         self,
@@ -84,6 +116,11 @@ class RecordingJudge:
         self.replayed = 0
         self.cached = 0  # calls the response cache answered (made, but not asked again)
         self.errors = 0
+        self._later: RunStore | None = None
+        self._gate: Gate | None = None
+        if self.group_commits and isinstance(store, RunStore):
+            self._gate = _commit_gate(inner)
+            self._later = store if self._gate is not None else None
 
     @property
     def name(self) -> str:
@@ -130,6 +167,8 @@ class RecordingJudge:
                     self.replayed += 1
                     return replay
                 # a reply that does not answer the question is asked again, not replayed
+        if self._later is not None:
+            return await self._ask_and_commit(request, item, digest, occurrence)
         response = await self.ask(request, item, digest, occurrence)
         self.calls += 1
         self.cached += response.cached
@@ -139,6 +178,37 @@ class RecordingJudge:
         else:  # kept for the summary; a rejected reply is not stored to be replayed
             self.rows.append(_row(self._inner.name, response))
         return response
+
+    async def _ask_and_commit(
+        self, request: JudgeRequest, item: str, digest: str, occurrence: int
+    ) -> JudgeResponse:
+        """Ask, and commit the answer through the store's writer, holding the commit gate."""
+        gate, store = self._gate, self._later
+        assert gate is not None and store is not None
+        limits = getattr(self._inner, "limits", None)
+        if isinstance(limits, ProviderLimits) and limits.gate.limit != gate.limit:
+            gate.set_limit(limits.gate.limit)  # the provider's limit was set again since
+        waited = 0.0
+        if not gate.try_acquire():
+            start = time.perf_counter()
+            await gate.acquire()
+            waited = time.perf_counter() - start
+        try:
+            response = await self.ask(request, item, digest, occurrence)
+            if waited:  # waiting here for a place is waiting for the limit on calls in flight
+                response = replace(response, queue_s=response.queue_s + waited)
+            self.calls += 1
+            self.cached += response.cached
+            if schema_accepts(request.schema, response.data):
+                tags = json.dumps(dict(request.tags), default=str) if request.tags else None
+                await store.commit_judgment(
+                    item, digest, occurrence, self._inner.name, response, tags
+                )
+            else:  # kept for the summary; a rejected reply is not stored to be replayed
+                self.rows.append(_row(self._inner.name, response))
+            return response
+        finally:
+            gate.release()
 
     async def ask(
         self, request: JudgeRequest, item: str, digest: str, occurrence: int

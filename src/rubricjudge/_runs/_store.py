@@ -3,9 +3,11 @@
 Tables: ``meta`` (fingerprints, dataset size, where the dataset came from),
 ``judgments`` (every judge answer, keyed by item, request hash and occurrence),
 ``items`` (each graded item's report), and ``batches`` / ``batch_requests`` (the
-provider batches of ``--batch-api`` and the requests they carry). WAL mode and one
-short transaction per write mean a process killed at any moment (SIGKILL included) loses at most
-the judgment in flight; what was committed is replayed on resume.
+provider batches of ``--batch-api`` and the requests they carry). WAL mode and a
+transaction per write (or, through :meth:`RunStore.commit_judgment` and
+:meth:`RunStore.commit_item`, per group of writes, committed on a thread before any of
+them is acknowledged) mean a process killed at any moment (SIGKILL included) loses at
+most the judgments in flight; what was committed is replayed on resume.
 
 The schema evolves through ``MIGRATIONS``, an ordered list; ``_migrations``
 records the ones applied.
@@ -25,6 +27,7 @@ from typing import Any
 from .._errors import RunError
 from .._judges._base import JudgeResponse
 from .._model._reports import TokenUsage
+from ._committer import Committer
 
 __all__ = ["DB_NAME", "MIGRATIONS", "JudgmentRow", "RunStore", "StoredItem"]
 
@@ -164,6 +167,40 @@ def response_from_json(text: str) -> JudgeResponse:
     )
 
 
+_PUT_JUDGMENT = (
+    "INSERT OR IGNORE INTO judgments (item_key, request_hash, occurrence, judge, "
+    "response, prompt_tokens, completion_tokens, total_tokens, cost, latency_s, "
+    "created, tags, queue_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_PUT_ITEM = "INSERT OR REPLACE INTO items VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+
+def _judgment_row(
+    item_key: str,
+    request_hash: str,
+    occurrence: int,
+    judge: str,
+    r: JudgeResponse,
+    tags: str | None,
+) -> tuple[Any, ...]:
+    u = r.usage
+    return (
+        item_key,
+        request_hash,
+        occurrence,
+        judge,
+        response_to_json(r),
+        u.prompt_tokens if u else None,
+        u.completion_tokens if u else None,
+        u.total_tokens if u else None,
+        r.cost,
+        r.latency_s,
+        time.time(),
+        tags,
+        r.queue_s,
+    )
+
+
 class RunStore:
     """The SQLite file of one run directory."""
 
@@ -180,6 +217,7 @@ class RunStore:
             self._migrate()
         except (OSError, sqlite3.Error) as e:
             raise RunError(f"cannot open run store {self.path}: {e}") from None
+        self._later = Committer(self.path)
 
     def _migrate(self) -> None:
         db = self._db
@@ -198,13 +236,20 @@ class RunStore:
                 raise
 
     def close(self) -> None:
-        """Close the connection."""
+        """Commit what is queued, then close the connections."""
+        self._later.close()
         self._db.close()
+
+    def _settled(self) -> sqlite3.Connection:
+        """The connection, once every queued write is committed (readers see them all)."""
+        if not self._db.in_transaction:  # inside one, the writer would wait for it: deadlock
+            self._later.drain()
+        return self._db
 
     # -- meta ------------------------------------------------------------------
     def meta(self) -> dict[str, str]:
         """Return every meta entry."""
-        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        return dict(self._settled().execute("SELECT key, value FROM meta").fetchall())
 
     def set_meta(self, values: dict[str, str]) -> None:
         """Write meta entries in one transaction."""
@@ -214,6 +259,7 @@ class RunStore:
     # -- judgments -------------------------------------------------------------
     def get_judgment(self, item_key: str, request_hash: str, occurrence: int) -> str | None:
         """Return the stored response JSON of a judgment, or None."""
+        # no wait for queued writes: this session's rows are never looked up again in it
         row = self._db.execute(
             "SELECT response FROM judgments WHERE item_key=? AND request_hash=? AND occurrence=?",
             (item_key, request_hash, occurrence),
@@ -230,31 +276,25 @@ class RunStore:
         tags: str | None = None,
     ) -> None:
         """Commit one judgment (its own transaction)."""
-        u = r.usage
-        self._db.execute(
-            "INSERT OR IGNORE INTO judgments (item_key, request_hash, occurrence, judge, "
-            "response, prompt_tokens, completion_tokens, total_tokens, cost, latency_s, "
-            "created, tags, queue_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                item_key,
-                request_hash,
-                occurrence,
-                judge,
-                response_to_json(r),
-                u.prompt_tokens if u else None,
-                u.completion_tokens if u else None,
-                u.total_tokens if u else None,
-                r.cost,
-                r.latency_s,
-                time.time(),
-                tags,
-                r.queue_s,
-            ),
-        )
+        row = _judgment_row(item_key, request_hash, occurrence, judge, r, tags)
+        self._settled().execute(_PUT_JUDGMENT, row)
+
+    async def commit_judgment(
+        self,
+        item_key: str,
+        request_hash: str,
+        occurrence: int,
+        judge: str,
+        r: JudgeResponse,
+        tags: str | None = None,
+    ) -> None:
+        """Commit one judgment with others that arrive meanwhile; return once it is committed."""
+        row = _judgment_row(item_key, request_hash, occurrence, judge, r, tags)
+        await self._later.submit(_PUT_JUDGMENT, row)
 
     def judgment_rows(self) -> Iterator[JudgmentRow]:
         """Yield every stored judgment's numbers."""
-        cur = self._db.execute(
+        cur = self._settled().execute(
             "SELECT judge, prompt_tokens, completion_tokens, total_tokens, cost, latency_s, "
             "queue_s FROM judgments"
         )
@@ -268,7 +308,7 @@ class RunStore:
 
     def iter_judgments(self) -> Iterator[tuple[str, str, str | None, str]]:
         """Yield every stored judgment as (item key, judge, tags JSON, response JSON)."""
-        cur = self._db.execute(
+        cur = self._settled().execute(
             "SELECT item_key, judge, tags, response FROM judgments ORDER BY rowid"
         )
         for key, judge, tags, response in cur:
@@ -276,7 +316,7 @@ class RunStore:
 
     def judgments_of(self, item_key: str) -> list[tuple[str, int, str]]:
         """Return one item's stored judgments as (request hash, occurrence, response JSON)."""
-        cur = self._db.execute(
+        cur = self._settled().execute(
             "SELECT request_hash, occurrence, response FROM judgments WHERE item_key=?",
             (item_key,),
         )
@@ -284,11 +324,11 @@ class RunStore:
 
     def items_with_judgments(self) -> set[str]:
         """Return the keys of the items that have at least one stored judgment."""
-        return {r[0] for r in self._db.execute("SELECT DISTINCT item_key FROM judgments")}
+        return {r[0] for r in self._settled().execute("SELECT DISTINCT item_key FROM judgments")}
 
     def count_judgments(self) -> int:
         """Count the stored judgments."""
-        return int(self._db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
+        return int(self._settled().execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
 
     # -- items -----------------------------------------------------------------
     def put_item(
@@ -301,24 +341,38 @@ class RunStore:
         error: str | None,
     ) -> None:
         """Commit one item's outcome (its own transaction), replacing an earlier one."""
-        self._db.execute(
-            "INSERT OR REPLACE INTO items VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (key, index, status, score, report_json, error, time.time()),
+        self._settled().execute(
+            _PUT_ITEM, (key, index, status, score, report_json, error, time.time())
         )
+
+    async def commit_item(
+        self,
+        key: str,
+        index: int,
+        status: str,
+        score: float | None,
+        report_json: str | None,
+        error: str | None,
+    ) -> None:
+        """:meth:`put_item` grouped with other writes; return once it is committed."""
+        row = (key, index, status, score, report_json, error, time.time())
+        await self._later.submit(_PUT_ITEM, row)
 
     def get_report(self, key: str) -> str | None:
         """Return the stored report JSON of one item, or None."""
-        row = self._db.execute("SELECT report FROM items WHERE item_key=?", (key,)).fetchone()
+        row = (
+            self._settled().execute("SELECT report FROM items WHERE item_key=?", (key,)).fetchone()
+        )
         return None if row is None or row[0] is None else str(row[0])
 
     def item_statuses(self) -> dict[str, str]:
         """Return the status of every stored item, by key."""
-        return dict(self._db.execute("SELECT item_key, status FROM items").fetchall())
+        return dict(self._settled().execute("SELECT item_key, status FROM items").fetchall())
 
     def iter_items(self, *, with_reports: bool = True) -> Iterator[StoredItem]:
         """Yield every stored item, in dataset order."""
         col = "report" if with_reports else "NULL"
-        cur = self._db.execute(
+        cur = self._settled().execute(
             f"SELECT item_key, idx, status, score, {col}, error FROM items ORDER BY idx"
         )
         for key, idx, status, score, report, error in cur:
@@ -336,14 +390,14 @@ class RunStore:
     @property
     def db(self) -> sqlite3.Connection:
         """The connection (autocommit; wrap related writes in :meth:`transaction`)."""
-        return self._db
+        return self._settled()
 
     def transaction(self) -> Any:
         """A context manager: one ``BEGIN IMMEDIATE`` transaction, rolled back on error."""
         return self._tx()
 
     def _tx(self) -> Any:
-        db = self._db
+        db = self._settled()
 
         class _Tx:
             def __enter__(self) -> None:

@@ -22,8 +22,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .._aio import gather_all
 from .._errors import RubricError, RubricJudgeError, RunError, UsageError, missing_extra
+from .._hybrid._grader import HybridGrader
 from .._model._rubric import Rubric
+from .._rewards._batch import grade_rewards
 from ._models import BatchItem, BatchRequest, ScoreRequest
 from ._openapi import openapi_document
 from ._requests import HTTPError, bearer_ok
@@ -94,7 +97,6 @@ def create_app(settings: ServerSettings) -> Any:
         base = settings.grader if base is None else base
         if not rubric.hybrid_metrics:
             return base
-        from .._hybrid import HybridGrader
 
         if isinstance(base, HybridGrader):
             return base
@@ -192,8 +194,6 @@ def create_app(settings: ServerSettings) -> Any:
             async with sem:
                 return await grade(rubric, item)
 
-        from .._aio import gather_all
-
         results = await within_deadline(gather_all([one(item) for item in body.items]))
         return JSONResponse({"rubric": body.rubric, "version": version, "results": results})
 
@@ -218,7 +218,6 @@ def create_app(settings: ServerSettings) -> Any:
             )
         version = body.version or request.query_params.get("version")
         rubric, version = await load(rubric_id, version)
-        from .._rewards._batch import grade_rewards
 
         work = grade_rewards(
             rubric,

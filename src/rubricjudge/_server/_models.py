@@ -6,6 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .._conversations._media_source import media_source
+from .._conversations._messages import read_messages_with_media
+from .._conversations._submission import Submission
+
 __all__ = ["BatchItem", "BatchRequest", "ScoreRequest", "SubmissionParts"]
 
 _STRICT = ConfigDict(extra="forbid")
@@ -48,12 +52,7 @@ class BatchItem(BaseModel):
         Raises:
             ConversationError: the messages are malformed (the error names their path).
         """
-        from .._conversations._media_source import media_source
-
         if self.messages is not None:
-            from .._conversations._messages import read_messages_with_media
-            from .._conversations._submission import Submission
-
             # a request names none of the server's files: images come as bytes
             with media_source(allow_paths=False, allow_urls=False):
                 conv, media = read_messages_with_media(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._version import __version__
 from ._rewards import reward_schemas
 
 if TYPE_CHECKING:
@@ -168,8 +169,6 @@ def _ok(ref: str, description: str) -> dict[str, Any]:
 
 def openapi_document(settings: ServerSettings) -> dict[str, Any]:
     """The OpenAPI 3.1 document describing the server built with ``settings``."""
-    from .._version import __version__
-
     secured: list[dict[str, list[str]]] = [{"bearer": []}] if settings.token else []
     limits = (
         f"Bodies are at most {settings.max_body_bytes} bytes (413 above); a batch holds at "

@@ -10,6 +10,7 @@ from .._env import getenv
 from .._errors import ConfigError, missing_extra
 from .._judges._http import is_loopback
 from ._app import create_app
+from ._logs import log_config
 from ._settings import ServerSettings
 
 __all__ = [
@@ -120,7 +121,6 @@ def serve(
         raise missing_extra("serve", "the scoring server needs starlette and uvicorn") from None
     if settings.token is None and not is_loopback(host):
         raise ConfigError(f"refusing to serve without a token on non-loopback host {host!r}")
-    from ._logs import log_config
 
     app = create_app(settings)
     if banner:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .._errors import ConfigError, RubricNotFoundError
+from .._formats._load import load_file
 from .._model._rubric import Rubric
 
 __all__ = [
@@ -122,8 +123,6 @@ class DirectorySource:
         return found
 
     def _load(self, path: Path) -> Rubric:
-        from .._formats import load_file
-
         st = path.stat()
         key = (st.st_mtime_ns, st.st_size)
         cached = self._cache.get(path)
@@ -190,7 +189,6 @@ class FileSource(DirectorySource):
         self.description = f"rubric file {self.path}"
         self.kind = "file"
         self._cache = {}
-        from .._formats import load_file
 
         load_file(self.path)  # a broken rubric stops the server before it starts
 
@@ -200,10 +198,11 @@ class FileSource(DirectorySource):
 
 
 class RegistrySource:
-    """Rubrics from a :class:`~rubricjudge._registry.RubricRegistry` (latest or given version)."""
+    """Rubrics from a :class:`~rubricjudge._registry._store.RubricRegistry`, latest or given."""
 
     def __init__(self, url: str) -> None:
-        from .._registry import RubricRegistry
+        # deferred: cmd_serve loads this module for --help; the registry loads on use
+        from .._registry._store import RubricRegistry
 
         self.registry = RubricRegistry(url)
         self.description = "registry"
@@ -213,7 +212,8 @@ class RegistrySource:
         return [_info(v.rubric_id, v.rubric) for v in self.registry.list_all()]
 
     def _get(self, rubric_id: str, version: str | None) -> tuple[Rubric, str | None]:
-        from .._registry import RubricNotFound
+        # deferred: see __init__
+        from .._registry._records import RubricNotFound
 
         if not valid_id(rubric_id):
             raise RubricNotFoundError(id_problem(rubric_id))

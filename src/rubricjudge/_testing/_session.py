@@ -87,14 +87,17 @@ class RubricJudgeSession:
     def grader(self, rubric: Rubric) -> Any:
         """The grader (built on first use); wrapped for hybrid metrics when ``rubric`` has them."""
         if self._grader is None:
-            from .._graders import CriterionGrader
+            # deferred: the pytest plugin loads this module in every session; graders load
+            # at the first rubric assertion
             from .._graders._base import Grader
+            from .._graders._criterion import CriterionGrader
 
             judge = self.judge
             self._grader = judge if isinstance(judge, Grader) else CriterionGrader(judge=judge)
         if not rubric.hybrid_metrics:
             return self._grader
-        from .._hybrid import HybridGrader, check_hybrid
+        from .._hybrid._combine import check_hybrid
+        from .._hybrid._grader import HybridGrader
 
         if isinstance(self._grader, HybridGrader):
             return self._grader

@@ -34,6 +34,7 @@ from deepeval.metrics import BaseMetric
 from deepeval.test_case import LLMTestCase, SingleTurnParams
 
 from .._errors import ConfigError, JudgeError
+from .._graders._criterion import CriterionGrader
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from ._explain import breakdown, explain_report
@@ -90,8 +91,6 @@ class RubricMetric(BaseMetric):
         if hasattr(judge, "grade") and hasattr(judge, "judge_ids"):
             self.grader = judge
         else:
-            from .._graders import CriterionGrader
-
             self.grader = CriterionGrader(judge=judge, judge_options=dict(judge_options or {}))
         self.evaluation_model = ", ".join(self.grader.judge_ids)
         self.report: EvaluationReport | None = None

@@ -49,6 +49,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import JSONSchema
 
 from .._errors import ConfigError, JudgeError
+from .._graders._criterion import CriterionGrader
 from .._judges._base import JudgeConfig, JudgeRequest, JudgeResponse
 from .._judges._parse import parse_json_reply
 from .._model._reports import EvaluationReport, TokenUsage
@@ -193,7 +194,6 @@ def rubric_scorer(
 def _grader(judge: Any, role: str, options: dict[str, Any] | None) -> Any:
     if judge is not None and hasattr(judge, "grade") and hasattr(judge, "judge_ids"):
         return judge  # a grader already
-    from .._graders import CriterionGrader
 
     if judge is None:
         judge = InspectJudge(role)

@@ -30,6 +30,7 @@ from mlflow.entities import AssessmentSource, Feedback
 from mlflow.genai.scorers import scorer
 
 from .._errors import JudgeError
+from .._graders._criterion import CriterionGrader
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from ._explain import answer_of, explain_report, leaves, name_of
@@ -58,8 +59,6 @@ def rubric_scorer(
     if hasattr(judge, "grade") and hasattr(judge, "judge_ids"):
         grader = judge
     else:
-        from .._graders import CriterionGrader
-
         grader = CriterionGrader(judge=judge, judge_options=dict(judge_options or {}))
     source = AssessmentSource(source_type="LLM_JUDGE", source_id=",".join(grader.judge_ids))
 

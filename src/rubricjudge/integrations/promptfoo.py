@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, JudgeError
+from .._graders._criterion import CriterionGrader
 from .._model._reports import EvaluationReport
 from .._model._rubric import Rubric
 from ._explain import answer_of, explain_report, leaves, name_of
@@ -133,7 +134,5 @@ def _grader(judge: str, options: dict[str, Any]) -> Any:
 
     key = (judge, json.dumps(options, sort_keys=True, default=str))
     if key not in _graders:
-        from .._graders import CriterionGrader
-
         _graders[key] = CriterionGrader(judge=judge, judge_options=options)
     return _graders[key]

@@ -12,6 +12,6 @@ rubricjudge until a test uses the fixture; ``-p no:rubricjudge`` turns it off.
 """
 
 from .._errors import RubricAssertionError
-from .._testing import RubricJudgeSession, assert_rubric, shared_session
+from .._testing._session import RubricJudgeSession, assert_rubric, shared_session
 
 __all__ = ["RubricAssertionError", "RubricJudgeSession", "assert_rubric", "shared_session"]

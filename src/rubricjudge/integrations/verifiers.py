@@ -33,6 +33,7 @@ from verifiers.v1 import Judge, JudgeConfig, Usage
 from verifiers.v1.judge import judge_question, judge_response
 
 from rubricjudge._errors import ConfigError
+from rubricjudge._graders._criterion import CriterionGrader
 from rubricjudge._rewards._engine import RewardEngine
 
 __all__ = ["RubricJudgeReward", "RubricJudgeRewardConfig"]
@@ -67,7 +68,6 @@ class RubricJudgeReward(Judge[float, RubricJudgeRewardConfig]):
         super().__init__(config)
         if self.config.rubric is None:
             raise ConfigError("RubricJudgeRewardConfig needs rubric= (a rubric file)")
-        from rubricjudge._graders import CriterionGrader
 
         options: dict[str, Any] = dict(self.config.judge_options)
         if self.config.judge_base_url:
