@@ -67,7 +67,8 @@ async def http_variants(url: str, calls: int, rounds: int) -> dict[str, list[flo
     """CPU seconds per call of each variant, one entry per round."""
     import aiohttp
 
-    from rubricjudge._judges._http import Endpoint, _connector_class, _timeout
+    from rubricjudge._judges._http import Endpoint, _timeout
+    from rubricjudge._judges._http_sessions import connector_class
 
     body = _body()
     endpoint = Endpoint(url + "/chat/completions", {"Authorization": "Bearer x"})
@@ -82,7 +83,7 @@ async def http_variants(url: str, calls: int, rounds: int) -> dict[str, list[flo
     trace.on_connection_reuseconn.append(hook)
     trace.on_connection_create_end.append(hook)
     traced = aiohttp.ClientSession(
-        connector=_connector_class()(limit=256, keepalive_timeout=30.0), trace_configs=[trace]
+        connector=connector_class()(limit=256, keepalive_timeout=30.0), trace_configs=[trace]
     )
 
     async def one_bare() -> None:
@@ -96,9 +97,9 @@ async def http_variants(url: str, calls: int, rounds: int) -> dict[str, list[flo
         await endpoint._send(traced, endpoint.url, body, _timeout(60.0))
 
     async def one_timeout() -> None:
-        from rubricjudge._judges._http import _sessions
+        from rubricjudge._judges._http_sessions import loop_sessions
 
-        sessions = await _sessions()
+        sessions = await loop_sessions()
         timeout = aiohttp.ClientTimeout(total=60.0, sock_connect=30.0)
         await endpoint._send(sessions.plain, endpoint.url, body, timeout)
 
@@ -130,15 +131,15 @@ def loop_costs(rounds: int) -> dict[str, float]:
     """Per process: the CA bundle's context; per event loop: its sessions, now and before."""
     import aiohttp
 
-    from rubricjudge._judges import _http
+    from rubricjudge._judges import _http_sessions
 
     cpu = time.process_time()
-    _http._ssl_context.cache_clear()
-    _http._ssl_context()
+    _http_sessions._ssl_context.cache_clear()
+    _http_sessions._ssl_context()
     tls = time.process_time() - cpu
 
     async def now() -> None:
-        sessions = _http._Sessions()
+        sessions = _http_sessions.Sessions()
         assert sessions.plain is not None
         await sessions.close()
 
@@ -146,7 +147,7 @@ def loop_costs(rounds: int) -> dict[str, float]:
         made = []
         for trust_env in (True, False):
             connector = aiohttp.TCPConnector(
-                limit=256, ssl=_http._ssl_context(), keepalive_timeout=30.0
+                limit=256, ssl=_http_sessions._ssl_context(), keepalive_timeout=30.0
             )
             made.append(aiohttp.ClientSession(connector=connector, trust_env=trust_env))
         for session in made:

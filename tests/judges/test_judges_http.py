@@ -15,7 +15,7 @@ import pytest
 import trustme
 
 from rubricjudge._errors import ConfigError, JudgeError
-from rubricjudge._judges import _http
+from rubricjudge._judges import _http_sessions
 from rubricjudge._judges._http import Endpoint
 from rubricjudge._judges._registry import get_judge
 from tests.support.judge_helpers import request
@@ -29,9 +29,9 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE"):
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
-    _http._ssl_context.cache_clear()  # the TLS context is built anew from this env
+    _http_sessions._ssl_context.cache_clear()  # the TLS context is built anew from this env
     yield
-    _http._ssl_context.cache_clear()  # and no test CA outlives its test
+    _http_sessions._ssl_context.cache_clear()  # and no test CA outlives its test
 
 
 def judge(url: str, **options: object) -> object:

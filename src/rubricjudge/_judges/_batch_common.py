@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 from .._errors import AmbiguousBatch, JudgeError, RunError
 from ._base import Decision, JudgeRequest, JudgeResponse
 from ._cost import BATCH_DISCOUNT, cost_of
-from ._http import HTTPReply, client_session, status_error
+from ._http import HTTPReply, status_error
+from ._http_sessions import client_session
 from ._reliable import ReliableJudge
 from ._retry import TRANSIENT
 

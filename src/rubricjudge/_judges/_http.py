@@ -5,11 +5,9 @@ pre-serialised body and returns the reply's status, headers and (decompressed)
 body, whatever the status; every failure becomes a :class:`JudgeError` whose
 category the reliability layer knows how to retry.
 
-- One ``aiohttp.ClientSession`` per event loop and kind (proxied; direct for loopback
-  hosts; plain for ``http://`` on loopback, with no CA bundle), each made when first used,
-  closed with the loop: ``asyncio.run`` finalizes the async generator that owns it.
-  The connector keeps connections alive (idle ones expire after 30 s) and caps them
-  at ``MAX_CONNECTIONS``; the provider limits in ``_provider_limits`` bound calls in flight.
+- The aiohttp sessions (one per event loop and kind, keep-alive, TLS from our CA
+  bundle, proxies from the environment) are ``_http_sessions``'s; the provider limits
+  in ``_provider_limits`` bound calls in flight.
 - ``timeout_s`` bounds the whole call; connecting has its own bound (at most 30 s).
 - A reply body may be at most ``MAX_REPLY_BYTES`` once decompressed (gzip, deflate,
   brotli where installed): it is read in chunks and refused past the cap, so a
@@ -30,48 +28,33 @@ category the reliability layer knows how to retry.
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import functools
-import ipaddress
 import json
-import os
-import ssl
-import threading
-import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from .._errors import ConfigError, JudgeError, JudgeErrorCategory
 from .._limits import may_hold_surrogates, without_surrogates
-from .._version import __version__
+from ._http_sessions import REUSED, is_loopback, loop_sessions
 from ._retry import parse_retry_after
 
 __all__ = [
-    "MAX_CONNECTIONS",
     "MAX_REPLY_BYTES",
-    "USER_AGENT",
     "Endpoint",
     "HTTPReply",
-    "client_session",
-    "is_loopback",
     "merge_headers",
     "status_category",
     "status_error",
 ]
 
-USER_AGENT = f"rubricjudge/{__version__}"
 MAX_REPLY_BYTES = 32 * 1024 * 1024
 """The largest reply body read (after decompression); a judge's reply is kilobytes."""
-MAX_CONNECTIONS = 256
-"""Open connections per event loop at most (keep-alive ones included)."""
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection"})
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _MAX_REDIRECTS = 5
-_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -112,17 +95,6 @@ class _Hop:
     tls: bool
 
 
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
-        return ssl.create_default_context()  # OpenSSL reads both variables itself
-    try:
-        import certifi
-    except ImportError:  # pragma: no cover - certifi is a dependency
-        return ssl.create_default_context()
-    return ssl.create_default_context(cafile=certifi.where())
-
-
 @functools.lru_cache(maxsize=64)
 def _timeout(timeout_s: float) -> Any:
     """The bounds of one call (an immutable object: made once per value, not per call)."""
@@ -154,130 +126,6 @@ def merge_headers(*layers: Mapping[str, str]) -> dict[str, str]:
                 del out[old]
             out[name] = value
     return out
-
-
-def is_loopback(host: str) -> bool:
-    """True when ``host`` is this machine only (127.0.0.0/8, ``::1`` or ``localhost``)."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-_REUSED: contextvars.ContextVar[bool] = contextvars.ContextVar("rubricjudge_reused", default=False)
-"""Whether the request being sent in this task went out on a kept-alive connection."""
-
-
-@functools.cache
-def _connector_class() -> type[Any]:
-    import aiohttp
-
-    class Connector(aiohttp.TCPConnector):
-        """A connector that tells, per request, whether its connection was used before.
-
-        ``connect`` is awaited inline by the request (no task of its own), so the
-        context variable it sets is the sending task's. This replaces a tracing hook,
-        which makes aiohttp await a dozen signal sends on every request.
-        """
-
-        def __init__(self, **kw: Any) -> None:
-            super().__init__(**kw)
-            self._used: weakref.WeakSet[Any] = weakref.WeakSet()
-
-        async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
-            conn = await super().connect(req, traces, timeout)
-            proto = conn.protocol
-            if proto in self._used:
-                _REUSED.set(True)
-            else:
-                self._used.add(proto)
-                _REUSED.set(False)
-            return conn
-
-    return Connector
-
-
-class _Sessions:
-    """The aiohttp sessions of one event loop: through proxies, and direct for loopback.
-
-    Each is made when first needed, so a run against ``http://`` on this machine builds
-    one session and no TLS context (``plain``: loopback, and no TLS to verify).
-    """
-
-    def __init__(self) -> None:
-        self._made: dict[str, Any] = {}
-
-    def _get(self, kind: str) -> Any:
-        session = self._made.get(kind)
-        if session is None:
-            import aiohttp
-
-            connector = _connector_class()(
-                limit=MAX_CONNECTIONS,
-                ssl=True if kind == "plain" else _ssl_context(),
-                keepalive_timeout=30.0,
-            )
-            session = self._made[kind] = aiohttp.ClientSession(
-                connector=connector,
-                trust_env=kind == "proxied",
-                auto_decompress=True,
-                headers={"User-Agent": USER_AGENT},
-            )
-        return session
-
-    @property
-    def proxied(self) -> Any:
-        """Through the environment's proxies; TLS verified with our CA bundle."""
-        return self._get("proxied")
-
-    @property
-    def direct(self) -> Any:
-        """Never through a proxy; TLS verified with our CA bundle."""
-        return self._get("direct")
-
-    @property
-    def plain(self) -> Any:
-        """Never through a proxy, for ``http://`` only: no CA bundle loaded."""
-        return self._get("plain")
-
-    async def close(self) -> None:
-        for session in self._made.values():
-            await session.close()
-
-
-_SESSIONS: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, tuple[_Sessions, AsyncIterator[None]]
-] = weakref.WeakKeyDictionary()
-
-
-async def _owner(sessions: _Sessions) -> AsyncIterator[None]:
-    # finalized by asyncio.run() before it closes the loop: the sessions close on the
-    # loop that opened them, and nothing is left for the garbage collector to warn about
-    try:
-        yield
-    finally:
-        await sessions.close()
-
-
-async def _sessions() -> _Sessions:
-    loop = asyncio.get_running_loop()
-    got = _SESSIONS.get(loop)
-    if got is not None:
-        return got[0]
-    sessions = _Sessions()
-    owner = _owner(sessions)
-    await owner.__anext__()
-    with _LOCK:
-        _SESSIONS[loop] = (sessions, owner)
-    return sessions
-
-
-async def client_session(host: str) -> Any:
-    """The aiohttp session of this event loop for ``host`` (direct for loopback hosts)."""
-    sessions = await _sessions()
-    return sessions.direct if is_loopback(host) else sessions.proxied
 
 
 class Endpoint:
@@ -334,7 +182,7 @@ class Endpoint:
         """
         import aiohttp
 
-        sessions = await _sessions()
+        sessions = await loop_sessions()
         if self.plain:
             session = sessions.plain
         else:
@@ -380,11 +228,11 @@ class Endpoint:
         import aiohttp
 
         for attempt in (1, 2):
-            _REUSED.set(False)
+            REUSED.set(False)
             try:
                 return await self._once(session, url, body, timeout)
             except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as e:
-                if attempt == 2 or not _REUSED.get() or isinstance(e, aiohttp.ClientConnectorError):
+                if attempt == 2 or not REUSED.get() or isinstance(e, aiohttp.ClientConnectorError):
                     raise
                 # a kept-alive connection the server had closed while idle: once more
         raise AssertionError("unreachable")  # pragma: no cover

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .._env import getenv
 from .._errors import ConfigError, missing_extra
-from .._judges._http import is_loopback
+from .._judges._http_sessions import is_loopback
 from ._app import create_app
 from ._logs import log_config
 from ._settings import ServerSettings
