@@ -6,14 +6,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rubricjudge._graders._criterion import CriterionGrader
-from rubricjudge._graders._criterion_prompts import option_line
-from rubricjudge._graders._prompts import (
-    ABSENT,
-    PRESENT,
-    Prefix,
-    VerdictMethod,
-    shown_options,
-)
+from rubricjudge._graders._criterion_prompts import ABSENT, PRESENT, option_line, shown_options
+from rubricjudge._graders._options import VerdictMethod
+from rubricjudge._graders._prompts import Prefix
 from rubricjudge._judges._base import JudgeRequest
 
 # -- "before": rubricjudge's prompts before the trust work (reason, then verdict) ---------

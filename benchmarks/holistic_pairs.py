@@ -30,7 +30,7 @@ os.environ.setdefault("RUBRICJUDGE_CACHE_DIR", str(HERE / ".cache"))
 from _agreement_data import load_cases  # noqa: E402
 
 from rubricjudge._graders._holistic import RubricAsJudgeGrader  # noqa: E402
-from rubricjudge._graders._prompts import holistic_schema  # noqa: E402
+from rubricjudge._graders._holistic_prompts import holistic_schema  # noqa: E402
 from rubricjudge._judges._base import JudgeRequest  # noqa: E402
 
 _OLD_SYSTEM = (

@@ -8,7 +8,7 @@ import pytest
 
 from rubricjudge import Rubric
 from rubricjudge._graders._criterion import CriterionGrader
-from rubricjudge._graders._prompts import calibration_examples, criterion_prompt
+from rubricjudge._graders._criterion_prompts import calibration_examples, criterion_prompt
 from rubricjudge._judges._base import JudgeRequest
 from rubricjudge._judges._fake import FakeJudge
 
