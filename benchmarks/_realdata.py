@@ -88,6 +88,31 @@ def llm_rubric_split(item_id: str) -> str:
     return "dev" if hashlib.sha256(item_id.encode()).digest()[0] % 2 == 0 else "test"
 
 
+def _unpadded(features: np.ndarray, has: np.ndarray) -> list[int]:
+    """Each row's length in a cache written before it kept lengths (rows were padded).
+
+    Rows of one width need no trimming; a row whose features name their blocks
+    (``_features.HEADER``) is its header and that many blocks, each as wide as the
+    blocks of the row that names the most.
+    """
+    from rubricjudge._features import HEADER
+
+    full = features.shape[1] if features.ndim == 2 else 0
+    heads: list[tuple[int, int] | None] = []
+    block = 0
+    for k in range(len(features)):
+        row = bytes(features[k][:200]) if has[k] else b""
+        if not row.startswith(HEADER):
+            heads.append(None)
+            continue
+        head = row.index(b"\n") + 1
+        n = row[len(HEADER) : head - 1].count(b",") + 1
+        heads.append((head, n))
+        if full - head > 0 and (full - head) % n == 0:
+            block = max(block, (full - head) // n)
+    return [full if h is None or not block else h[0] + h[1] * block for h in heads]
+
+
 class FeatureCache:
     """What the judge said about each (answer, criterion), on disk between runs."""
 
@@ -97,6 +122,9 @@ class FeatureCache:
         if self.path.exists():
             with np.load(self.path, allow_pickle=False) as npz:
                 z = {k: npz[k] for k in npz.files}  # each npz[k] reads its whole array again
+            lengths = z.get("feature_bytes")
+            if lengths is None:  # written before lengths were kept: rows are zero-padded
+                lengths = _unpadded(z["features"], z["has_features"])
             for k in range(len(z["item"])):
                 probs = {
                     str(label): float(p)
@@ -105,7 +133,9 @@ class FeatureCache:
                 }
                 self.rows[(int(z["item"][k]), int(z["crit"][k]))] = {
                     "probabilities": probs,
-                    "features": bytes(z["features"][k]) if z["has_features"][k] else None,
+                    "features": (
+                        bytes(z["features"][k][: lengths[k]]) if z["has_features"][k] else None
+                    ),
                     "seconds": float(z["seconds"][k]),
                 }
 
@@ -126,6 +156,7 @@ class FeatureCache:
         probs = np.zeros((len(keys), width))
         feats = np.zeros((len(keys), dim), dtype=np.uint8)
         has = np.zeros(len(keys), dtype=bool)
+        lengths = np.zeros(len(keys), dtype=np.int64)
         for k, key in enumerate(keys):
             row = self.rows[key]
             for j, (label, p) in enumerate(row["probabilities"].items()):
@@ -133,6 +164,7 @@ class FeatureCache:
             if row["features"] is not None:
                 feats[k, : len(row["features"])] = np.frombuffer(row["features"], np.uint8)
                 has[k] = True
+                lengths[k] = len(row["features"])
         tmp = self.path.with_suffix(".tmp.npz")
         np.savez(
             tmp,
@@ -142,6 +174,7 @@ class FeatureCache:
             probs=probs,
             features=feats,
             has_features=has,
+            feature_bytes=lengths,
             seconds=np.array([self.rows[k]["seconds"] for k in keys]),
         )
         os.replace(tmp, self.path)
