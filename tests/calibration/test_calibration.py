@@ -342,3 +342,27 @@ def test_a_probe_reads_the_middle_layers_and_names_them_in_the_file(tmp_path: Pa
     # features without the blocks a probe reads are refused, not guessed at
     with pytest.raises(ConfigError, match="hold no 'd14' block"):
         cal.calibrate(POS, {"MET": 0.5, "UNMET": 0.5}, hidden(np.random.default_rng(0), True))
+
+
+def test_a_probe_fits_answers_judged_with_more_blocks_beside_the_others() -> None:
+    """``hidden_blocks: all`` answers mix with ``probe`` ones: only the blocks read count."""
+    from rubricjudge._features import PROBE_BLOCKS, RESEARCH_BLOCKS, encode
+
+    rng = np.random.default_rng(5)
+    mixed = []
+    for i in range(80):
+        truth = bool(i % 2)
+        names = RESEARCH_BLOCKS if i % 3 == 0 else ("final", *PROBE_BLOCKS)
+        blocks = {b: rng.normal(size=16) for b in names}
+        blocks["d18"][3] += 3.0 if truth else -3.0
+        mixed.append(
+            Sample(POS, {"MET": 0.5, "UNMET": 0.5}, "MET" if truth else "UNMET", encode(blocks))
+        )
+    assert len({len(s.features or b"") for s in mixed}) == 2  # two sizes of features
+    probe = fit_groups(mixed, "probe")[0].probe
+    assert probe is not None and probe.blocks == list(PROBE_BLOCKS) and probe.dim == 48
+    # one answer of another model (blocks 32 wide) among them is still refused
+    other = {b: rng.normal(size=32) for b in ("final", *PROBE_BLOCKS)}
+    odd = Sample(POS, {"MET": 0.5, "UNMET": 0.5}, "MET", encode(other))
+    with pytest.raises(UsageError, match="differ in size"):
+        fit_groups([*mixed, odd], "probe")

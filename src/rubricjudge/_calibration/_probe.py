@@ -196,9 +196,10 @@ def _inputs(
     features: Sequence[bytes], judge: np.ndarray, blocks: Sequence[str] | None = None
 ) -> np.ndarray:
     """The hidden states beside the judge's own numbers, one row per answer."""
-    if len({len(f) for f in features}) != 1:
+    states = [hidden_state(f, blocks) for f in features]
+    if len({h.size for h in states}) != 1:  # the blocks read, not the whole features
         raise ConfigError("the hidden states of the training answers differ in size")
-    h = np.stack([hidden_state(f, blocks) for f in features]).astype(np.float64)
+    h = np.stack(states).astype(np.float64)
     out: np.ndarray = np.concatenate([h, judge], axis=1)
     return out
 
