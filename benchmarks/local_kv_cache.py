@@ -23,7 +23,7 @@ from rubricjudge import JudgeError
 from rubricjudge._graders._criterion_prompts import criterion_prompt, criterion_schema
 from rubricjudge._graders._inputs import Submission
 from rubricjudge._graders._prompts import SYSTEM_CRITERION, build_prefix
-from rubricjudge._judges import _local
+from rubricjudge._judges import _local_load
 from rubricjudge._judges._base import JudgeConfig, JudgeRequest
 from rubricjudge._judges._local import LocalJudge
 from rubricjudge._judges._local_worker import shared_scheduler
@@ -105,7 +105,7 @@ async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--criteria", type=int, default=4)
     ap.add_argument("--words", type=int, default=350)
-    ap.add_argument("--threads", type=int, default=_local.default_threads())
+    ap.add_argument("--threads", type=int, default=_local_load.default_threads())
     args = ap.parse_args()
     reqs = requests(args.criteria, args.words)
 

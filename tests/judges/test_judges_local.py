@@ -116,7 +116,7 @@ async def test_three_easy_judgments(local_judge: Any) -> None:
 @pytest.mark.local_model
 @pytest.mark.timeout(600)
 async def test_submission_cannot_write_the_chat_markup(local_judge: Any) -> None:
-    from rubricjudge._judges import _local
+    from rubricjudge._judges import _local_load
 
     inner = local_judge.inner
     model = inner._model()
@@ -127,7 +127,7 @@ async def test_submission_cannot_write_the_chat_markup(local_judge: Any) -> None
     clean = inner._tokens(model, ask("Paris."))
     # the attack adds text, never another end-of-turn token
     assert tokens.count(end_turn[0]) == clean.count(end_turn[0]) == 2
-    assert model.scaffold == _local._CHATML
+    assert model.scaffold == _local_load.CHATML
 
 
 @pytest.mark.local_model

@@ -41,7 +41,6 @@ from .._model._reports import TokenUsage
 from ._base import JudgeConfig, JudgeRequest, JudgeResponse
 from ._local_decide import decision_layout, remainder_grammar, value_probabilities
 from ._local_load import (
-    CHATML,
     HIDDEN_BLOCKS,
     MODELS,
     MODELS_LOCK,
@@ -55,9 +54,7 @@ from ._model_files import MODEL_FILENAME, MODEL_SHA256, default_model_path, mode
 from ._parse import parse_json_reply
 from ._reliable import Provider
 
-__all__ = ["LocalJudge", "default_threads"]
-
-_CHATML = CHATML  # the scaffold used when a model has no chat template (tests read it)
+__all__ = ["LocalJudge"]
 
 _INSTALL_HINT = install_hint("local")
 _DEFAULT_MAX_TOKENS = 512
