@@ -1,11 +1,17 @@
 """Seconds per judged criterion of the local judge, as the agreement figures were made.
 
-Run: ``python benchmarks/local_per_criterion.py [--ricechem DIR] [--question 4] [--answers 5]``.
+Run: ``python benchmarks/local_per_criterion.py [--ricechem DIR] [--question 4] [--answers 5]
+[--threads 1 2]``.
 
 Grades a few RiceChem answers (real student answers; question 4 has 6 criteria) with
 the library's grader in ``verdict-only``, KV cache reused across the criteria of an
 answer, with and without reading the hidden state a probe needs, after one warm-up
 answer (model load excluded). Issue 22's target: 1.5 s per criterion on 2 cores.
+``--threads 1 2`` compares llama.cpp thread counts (the default is all cores but one):
+each count gets its own model, and the counts take turns answer by answer, so a change
+in the machine's load hits both; the largest difference in the judge's probabilities
+between them is printed. ``--reasons`` also times the one-sentence reason asked for each
+verdict that costs points (the time with reasons less the time without, per reason).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import numpy as np  # noqa: E402
 from _realdata import ricechem_dir  # noqa: E402
 
 from rubricjudge import CriterionGrader, RubricDataset  # noqa: E402
@@ -30,33 +37,76 @@ def main() -> None:
     ap.add_argument("--ricechem", help="folder with RiceChem's q1.json .. q4.json")
     ap.add_argument("--question", type=int, default=4)
     ap.add_argument("--answers", type=int, default=5)
+    ap.add_argument("--threads", type=int, nargs="*", help="n_threads values to compare")
+    ap.add_argument(
+        "--reasons", action="store_true", help="also time the reasons of the verdicts that cost"
+    )
     args = ap.parse_args()
     data = RubricDataset.from_file(ricechem_dir(args.ricechem) / f"q{args.question}.json")
     rubric = data.rubric
-    grader = CriterionGrader(
+    counts = args.threads or [None]
+    graders = {t: _grader(t) for t in counts}
+    for grader in graders.values():
+        asyncio.run(grader.grade(rubric, "warm up", query=data.get_item_query(0)))
+    print(
+        f"q{args.question}: {len(rubric.rubric)} criteria, {args.answers} answers, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start; "
+        "thread counts interleaved answer by answer"
+    )
+    spent: dict[tuple[object, str], float] = {}
+    n_decisions, n_reasons, words = 0, 0, []
+    probs: dict[object, list[float]] = {t: [] for t in counts}
+    for i in range(1, args.answers + 1):
+        item, query = data.items[i], data.get_item_query(i)
+        for t, grader in graders.items():
+            modes = ("reasons", "plain", "features") if args.reasons else ("plain", "features")
+            for mode in modes:  # with reasons first: its decisions find no prefix cached
+                grader.reasons = mode == "reasons"
+                grader.features = mode == "features"
+                start = time.perf_counter()
+                report = asyncio.run(grader.grade(rubric, item.submission, query=query))
+                spent[(t, mode)] = spent.get((t, mode), 0.0) + time.perf_counter() - start
+                rows = report.report or []
+                if mode == "plain":
+                    probs[t] += [p for r in rows for p in (r.probabilities or {}).values()]
+                    if t == counts[0]:
+                        n_decisions += len(rows)
+                if mode == "reasons" and t == counts[0]:
+                    said = [r.reason for r in rows if r.reason]
+                    n_reasons += len(said)
+                    words += [len(r.split()) for r in said]
+    for t in counts:
+        line = (
+            f"  n_threads {t or 'default'}: {spent[(t, 'plain')] / n_decisions:.2f} s per "
+            f"judged criterion, {spent[(t, 'features')] / n_decisions:.2f} s reading the "
+            "hidden state"
+        )
+        if args.reasons and n_reasons:
+            extra = (spent[(t, "reasons")] - spent[(t, "plain")]) / n_reasons
+            line += f", {extra:.2f} s per reason"
+        print(line + f" ({n_decisions} criteria)")
+    if args.reasons:
+        print(f"  {n_reasons} reasons, {min(words, default=0)}-{max(words, default=0)} words")
+    if len(counts) > 1:
+        first = np.array(probs[counts[0]])
+        for t in counts[1:]:
+            diff = float(np.max(np.abs(first - np.array(probs[t]))))
+            print(f"  largest |P| difference, n_threads {counts[0]} against {t}: {diff:.2g}")
+    print(f"  load average {os.getloadavg()[0]:.1f} at the end")
+
+
+def _grader(threads: int | None) -> CriterionGrader:
+    return CriterionGrader(
         "local",
         verdict_method="verdict-only",
         reasons=False,
         calibration=None,
         evidence="off",
-        judge_options={"cache": False},
+        judge_options={
+            "cache": False,
+            "extra_params": {} if threads is None else {"n_threads": threads},
+        },
     )
-    asyncio.run(grader.grade(rubric, "warm up", query=data.get_item_query(0)))
-    print(
-        f"q{args.question}: {len(rubric.rubric)} criteria, {args.answers} answers, "
-        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
-    )
-    for features in (False, True):
-        grader.features = features
-        start, n = time.perf_counter(), 0
-        for i in range(1, args.answers + 1):
-            item = data.items[i]
-            report = asyncio.run(
-                grader.grade(rubric, item.submission, query=data.get_item_query(i))
-            )
-            n += len(report.report or [])
-        per = (time.perf_counter() - start) / n
-        print(f"  hidden state read: {features!s:5}  {per:.2f} s per judged criterion ({n})")
 
 
 if __name__ == "__main__":

@@ -242,3 +242,17 @@ async def test_every_block_is_read_in_one_pass_and_the_submission_is_pooled() ->
     assert again.features == got.features
     plain = await judge.judge(dataclasses.replace(req, features=False))
     assert plain.probabilities == got.probabilities
+
+
+def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rubricjudge._judges import _local_load
+
+    monkeypatch.delenv(_local_load.THREADS_ENV, raising=False)
+    cores = _local_load.default_threads()
+    assert cores >= 1
+    monkeypatch.setenv(_local_load.THREADS_ENV, " 3 ")
+    assert _local_load.default_threads() == 3
+    for bad in ("0", "two", "-1", "1.5"):
+        monkeypatch.setenv(_local_load.THREADS_ENV, bad)
+        with pytest.raises(ConfigError, match="RUBRICJUDGE_LOCAL_THREADS"):
+            _local_load.default_threads()

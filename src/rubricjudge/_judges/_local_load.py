@@ -50,14 +50,29 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+THREADS_ENV = "RUBRICJUDGE_LOCAL_THREADS"
+"""Sets the local judge's default ``n_threads`` (``extra_params`` still wins)."""
+
+
 def default_threads() -> int:
-    """The default ``n_threads``: all cores but one (at least one).
+    """The default ``n_threads``: ``$RUBRICJUDGE_LOCAL_THREADS``, else all cores but one.
 
     llama.cpp's threads spin at every barrier, so when other work wants a core (our
     own event loop included) one descheduled thread stalls the rest. Measured on two
-    busy cores: 17.7 s per judgment with one thread, 122 s with two.
+    busy cores: 17.7 s per judgment with one thread, 122 s with two. On two idle cores
+    two threads were faster (0.74 s per criterion against 1.28 s,
+    ``benchmarks/local_per_criterion.py --threads 1 2``): a machine that does nothing
+    else may set the variable to all its cores.
     """
-    return max(1, _cores() - 1)
+    given = os.environ.get(THREADS_ENV, "").strip()
+    if not given:
+        return max(1, _cores() - 1)
+    if not given.isdigit() or int(given) < 1:
+        raise ConfigError(
+            f"${THREADS_ENV}={given!r}: give the number of threads the local judge may use "
+            "(a whole number, 1 or more), or unset it for all cores but one"
+        )
+    return int(given)
 
 
 @dataclass
