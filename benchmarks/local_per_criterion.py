@@ -11,7 +11,8 @@ answer (model load excluded). Issue 22's target: 1.5 s per criterion on 2 cores.
 each count gets its own model, and the counts take turns answer by answer, so a change
 in the machine's load hits both; the largest difference in the judge's probabilities
 between them is printed. ``--reasons`` also times the one-sentence reason asked for each
-verdict that costs points (the time with reasons less the time without, per reason).
+verdict that costs points (the time with reasons less the time without, per reason);
+``--reason-bounds 160:48 80:28`` compares bounds of a reason (characters : tokens).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy as np  # noqa: E402
 from _realdata import ricechem_dir  # noqa: E402
 
 from rubricjudge import CriterionGrader, RubricDataset  # noqa: E402
+from rubricjudge._graders import _reasons  # noqa: E402
 
 
 def main() -> None:
@@ -41,7 +43,17 @@ def main() -> None:
     ap.add_argument(
         "--reasons", action="store_true", help="also time the reasons of the verdicts that cost"
     )
+    ap.add_argument(
+        "--reason-bounds",
+        nargs="*",
+        default=[],
+        metavar="CHARS:TOKENS",
+        help="with --reasons: bounds of a reason to compare (default: the library's own)",
+    )
     args = ap.parse_args()
+    bounds = [tuple(int(x) for x in b.split(":")) for b in args.reason_bounds] or [
+        (_reasons.REASON_CALL_CHARS, _reasons.REASON_TOKENS)
+    ]
     data = RubricDataset.from_file(ricechem_dir(args.ricechem) / f"q{args.question}.json")
     rubric = data.rubric
     counts = args.threads or [None]
@@ -54,15 +66,23 @@ def main() -> None:
         "thread counts interleaved answer by answer"
     )
     spent: dict[tuple[object, str], float] = {}
-    n_decisions, n_reasons, words = 0, 0, []
+    n_decisions = 0
+    n_reasons: dict[str, int] = {}
+    words: dict[str, list[int]] = {}
     probs: dict[object, list[float]] = {t: [] for t in counts}
     for i in range(1, args.answers + 1):
         item, query = data.items[i], data.get_item_query(i)
         for t, grader in graders.items():
-            modes = ("reasons", "plain", "features") if args.reasons else ("plain", "features")
-            for mode in modes:  # with reasons first: its decisions find no prefix cached
-                grader.reasons = mode == "reasons"
+            # reasons first, their bounds taking turns at going first: the first run of an
+            # answer finds no prefix cached
+            turn = bounds[i % len(bounds) :] + bounds[: i % len(bounds)]
+            said_modes = [f"reasons {c}:{k}" for c, k in turn] if args.reasons else []
+            for mode in [*said_modes, "plain", "features"]:
+                grader.reasons = mode.startswith("reasons")
                 grader.features = mode == "features"
+                if grader.reasons:
+                    chars, tokens = (int(x) for x in mode.split()[1].split(":"))
+                    _reasons.REASON_CALL_CHARS, _reasons.REASON_TOKENS = chars, tokens
                 start = time.perf_counter()
                 report = asyncio.run(grader.grade(rubric, item.submission, query=query))
                 spent[(t, mode)] = spent.get((t, mode), 0.0) + time.perf_counter() - start
@@ -71,22 +91,29 @@ def main() -> None:
                     probs[t] += [p for r in rows for p in (r.probabilities or {}).values()]
                     if t == counts[0]:
                         n_decisions += len(rows)
-                if mode == "reasons" and t == counts[0]:
+                if grader.reasons and t == counts[0]:
                     said = [r.reason for r in rows if r.reason]
-                    n_reasons += len(said)
-                    words += [len(r.split()) for r in said]
+                    for r in rows:
+                        if r.reason or "reason_error" in (r.llm_invocation or {}):
+                            why = (r.llm_invocation or {}).get("reason_error", "")
+                            print(f"    {mode}, answer {i}, {r.criterion.name}: {r.reason or why}")
+                    n_reasons[mode] = n_reasons.get(mode, 0) + len(said)
+                    words.setdefault(mode, []).extend(len(r.split()) for r in said)
     for t in counts:
         line = (
             f"  n_threads {t or 'default'}: {spent[(t, 'plain')] / n_decisions:.2f} s per "
             f"judged criterion, {spent[(t, 'features')] / n_decisions:.2f} s reading the "
             "hidden state"
         )
-        if args.reasons and n_reasons:
-            extra = (spent[(t, "reasons")] - spent[(t, "plain")]) / n_reasons
-            line += f", {extra:.2f} s per reason"
         print(line + f" ({n_decisions} criteria)")
-    if args.reasons:
-        print(f"  {n_reasons} reasons, {min(words, default=0)}-{max(words, default=0)} words")
+        for mode, n in n_reasons.items():
+            if n:
+                extra = (spent[(t, mode)] - spent[(t, "plain")]) / n
+                said = words[mode]
+                print(
+                    f"    {mode} (characters:tokens): {extra:.2f} s per reason, {n} reasons "
+                    f"of {min(said)}-{max(said)} words"
+                )
     if len(counts) > 1:
         first = np.array(probs[counts[0]])
         for t in counts[1:]:

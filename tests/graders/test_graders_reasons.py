@@ -57,8 +57,12 @@ async def test_only_the_verdicts_that_cost_points_get_a_reason(chat_server: Chat
     assert all(SUB in p for p in asked)
     bodies = [r.json for r in chat_server.chat_requests]
     reason_schema = [b for b in bodies if "The grader decided" in b["messages"][1]["content"]]
-    # one short sentence: 48 tokens, and a schema that makes a constrained judge close it
-    assert all(b["max_tokens"] == 48 for b in reason_schema)
+    # one short sentence: 28 tokens, and a schema that makes a constrained judge close it
+    assert all(b["max_tokens"] == 28 for b in reason_schema)
+    assert all(
+        b["response_format"]["json_schema"]["schema"]["properties"]["reason"]["maxLength"] == 80
+        for b in reason_schema
+    )
     assert report.judge_calls == 5
 
 

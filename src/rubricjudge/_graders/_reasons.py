@@ -36,10 +36,10 @@ __all__ = [
     "reason_schema",
 ]
 
-REASON_CALL_CHARS = 160
+REASON_CALL_CHARS = 80
 """The longest reason this call may write, in characters (one short sentence)."""
-REASON_TOKENS = 48
-"""... and in tokens: room for 160 characters and the JSON around them."""
+REASON_TOKENS = 28
+"""... and in tokens: room for 80 characters and the JSON around them."""
 
 
 def needs_reason(criterion: Criterion, out: Outcome) -> bool:
@@ -63,7 +63,7 @@ def reason_prompt(criterion: Criterion, verdict: CriterionVerdict) -> str:
     return (
         f"Statement about the submission: {req}\n"
         f"The grader decided that this statement is {held} of the submission. In one short "
-        "sentence (at most 20 words), say what in the submission shows it: quote its words "
+        "sentence (at most 12 words), say what in the submission shows it: quote its words "
         "where you can, or name what is missing.\n"
         'Reply {"reason": "<one sentence>"}'
     )

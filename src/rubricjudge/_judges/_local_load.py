@@ -59,10 +59,11 @@ def default_threads() -> int:
 
     llama.cpp's threads spin at every barrier, so when other work wants a core (our
     own event loop included) one descheduled thread stalls the rest. Measured on two
-    busy cores: 17.7 s per judgment with one thread, 122 s with two. On two idle cores
-    two threads were faster (0.74 s per criterion against 1.28 s,
-    ``benchmarks/local_per_criterion.py --threads 1 2``): a machine that does nothing
-    else may set the variable to all its cores.
+    busy cores: 17.7 s per judgment with one thread, 122 s with two; 1.24 s against
+    3.31 s per criterion beside another job. On two idle cores two threads were faster
+    (0.74 s per criterion against 1.28 s, ``benchmarks/local_per_criterion.py
+    --threads 1 2``): a machine that does nothing else may set the variable to all its
+    cores. The count changes no probability.
     """
     given = os.environ.get(THREADS_ENV, "").strip()
     if not given:
