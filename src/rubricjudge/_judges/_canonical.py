@@ -104,16 +104,18 @@ def _object(
 ) -> str:
     """A dict of text keys, sorted; ``schema``: the text of the value under "schema"."""
     item_sep, key_sep = seps
-    pieces = [
-        _key(k)
-        + key_sep
-        + (
-            schema
-            if schema is not None and k == _SHARED
-            else _value(value[k], encoder, seps, depth)
-        )
-        for k in sorted(value)
-    ]
+    pieces = []
+    for k in sorted(value):
+        v = value[k]
+        if schema is not None and k == _SHARED:
+            text = schema
+        elif v is None:  # the usual values first, without a call each
+            text = "null"
+        elif type(v) is str and len(v) < _TEXT_MIN:
+            text = encode_basestring(v)
+        else:
+            text = _value(v, encoder, seps, depth)
+        pieces.append((_KEYS.get(k) or _key(k)) + key_sep + text)
     return "{" + item_sep.join(pieces) + "}"
 
 
