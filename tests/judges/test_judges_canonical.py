@@ -14,6 +14,23 @@ import pytest
 
 from rubricjudge._judges._canonical import canonical_json
 
+
+class _Text(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+class _Float(float):
+    pass
+
+
+class _Dict(dict[str, Any]):
+    pass
+
+
 SCHEMA = {
     "type": "object",
     "properties": {"reason": {"type": "string"}, "verdict": {"enum": ["MET", "UNMET"]}},
@@ -31,6 +48,15 @@ CASES: list[dict[str, Any]] = [
     {"user": "no schema", "identity": {"base_url": ["http://b", "http://a"]}},
     {"schema": MappingProxyType({"x": 1}), "v": 1},  # a read-only schema
     {"schema": SCHEMA, "odd": object()},  # default=str for what JSON cannot hold
+    # the values written by hand must read as json writes them
+    {"extra_params": {"schema": None, "n": [1, (2, 3)]}, "schema": SCHEMA},  # a nested "schema"
+    {"f": [0.0, -0.0, 1e-07, 1e300, float("nan"), float("inf"), -float("inf"), 2.5]},
+    {"i": [0, -1, 10**30, True, False, None], "t": (1, "x"), "e": [], "d": {}},
+    {"deep": {"a": {"b": {"c": {"d": [{"e": [1, {"f": "g"}]}]}}}}},  # past the depth by hand
+    {"keys": {3: "int key", 1: "one"}, "b": {None: 1}, "c": {True: 2}},  # keys json makes text
+    {"sub": _Text("a str subclass"), "num": _Int(7), "flt": _Float(1.5), "map": _Dict(a=1)},
+    {"user": "long " * 40 + "\u00e9\u2028\ud83d\ude00", "system": "s" * 200, "schema": SCHEMA},
+    {"schema": SCHEMA, "system": 'quotes "schema": null inside ' * 5},
 ]
 
 
@@ -49,3 +75,18 @@ def test_a_new_schema_at_a_reused_address_is_encoded_again() -> None:
         assert canonical_json({"schema": schema}) == json.dumps(
             {"schema": schema}, sort_keys=True, ensure_ascii=False
         )
+
+
+def test_a_new_string_at_a_reused_address_is_encoded_again() -> None:
+    for i in range(1200):  # long strings past the memo's size, freed and their ids reused
+        text = f"{i} " + "x" * 100 + ("\u00e9" if i % 2 else '"')
+        want = json.dumps({"user": text}, sort_keys=True, ensure_ascii=False)
+        assert canonical_json({"user": text}) == want
+        assert canonical_json({"user": text}) == want  # the kept text
+
+
+def test_a_circular_value_is_refused_as_json_refuses_it() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular"):
+        canonical_json({"a": loop})

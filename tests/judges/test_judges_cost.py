@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from rubricjudge._errors import ConfigError
@@ -63,6 +66,23 @@ def test_bad_prices_are_config_errors(chat_server: ChatServer, prices: dict[str,
 async def test_local_server_cost_is_unknown_without_prices(chat_server: ChatServer) -> None:
     response = await openai_judge(chat_server, "gpt-4.1-mini").judge(request())
     assert response.usage is not None and response.cost is None
+
+
+def test_a_server_on_this_machine_is_unknown_without_loading_the_table() -> None:
+    # the price table takes a process about 50 ms to load, and lists no local server
+    code = (
+        "import sys\n"
+        "from rubricjudge._judges._cost import cost_of\n"
+        "from rubricjudge._model._reports import TokenUsage\n"
+        "u = TokenUsage(prompt_tokens=10, completion_tokens=5, total_tokens=15)\n"
+        "for url in ('http://127.0.0.1:8000/v1', 'http://localhost:4000', 'http://[::1]:1/v1'):\n"
+        "    assert cost_of(u, provider=None, model='gpt-4o', api_url=url) is None, url\n"
+        "assert cost_of(u, provider=None, model='m', api_url='http://127.0.0.1:1',\n"
+        "               prices={'input': 1.0, 'output': 2.0}) == 2e-05\n"
+        "print('genai_prices' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 async def test_cost_from_user_prices_through_the_server(chat_server: ChatServer) -> None:

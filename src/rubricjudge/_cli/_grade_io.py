@@ -91,6 +91,9 @@ def _submission(obj: dict[str, Any], where: str, media_file: str | None = None) 
         )
     if "system" in obj and not has_messages:
         raise ConfigError(f"{where}: 'system' goes with 'messages' (Anthropic's system prompt)")
+    if has_text and isinstance(obj["submission"], str):
+        # text holds no image: no media source (it resolves the file's path, per line)
+        return to_submission(obj["submission"], where="submission")
     try:
         with media_source(media_file or "<stdin>"):
             if has_messages:

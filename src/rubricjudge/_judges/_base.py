@@ -9,13 +9,21 @@ graders record that as data, never as a verdict.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol, runtime_checkable
 
 from .._conversations._media_part import MediaPart
 from .._model._reports import TokenUsage
 
-__all__ = ["Decision", "Judge", "JudgeConfig", "JudgeRequest", "JudgeResponse", "MediaBudget"]
+__all__ = [
+    "Decision",
+    "Judge",
+    "JudgeConfig",
+    "JudgeRequest",
+    "JudgeResponse",
+    "MediaBudget",
+    "with_changes",
+]
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,25 @@ class JudgeResponse:
     attempts: int = 1
     probabilities: Mapping[str, float] | None = None
     features: bytes | None = None
+
+
+_RESPONSE_FIELDS = frozenset(f.name for f in fields(JudgeResponse))
+
+
+def with_changes(response: JudgeResponse, **changes: Any) -> JudgeResponse:
+    """``dataclasses.replace(response, **changes)``, at a tenth of its cost.
+
+    ``replace`` calls ``__init__`` with every field by keyword (about 7 us, once or
+    twice per judge call); a :class:`JudgeResponse` has plain fields and no
+    ``__post_init__``, so a copy of its ``__dict__`` with ``changes`` over it is the same
+    value. Subclasses and unknown names go through ``replace`` (which refuses the latter).
+    """
+    if type(response) is not JudgeResponse or not changes.keys() <= _RESPONSE_FIELDS:
+        return replace(response, **changes)
+    new = object.__new__(JudgeResponse)
+    new.__dict__.update(response.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 @runtime_checkable

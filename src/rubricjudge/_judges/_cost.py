@@ -63,6 +63,12 @@ def _from_table(
     ref = (provider, model, api_url)
     if ref in _UNKNOWN:
         return None
+    if api_url is not None and _on_this_machine(api_url):
+        # the table knows providers by their public URLs: a server on this machine is
+        # none of them (and loading the table costs a process about 50 ms)
+        with _UNKNOWN_LOCK:
+            _UNKNOWN.add(ref)
+        return None
     try:
         from genai_prices import Usage, calc_price
     except ImportError:
@@ -87,6 +93,18 @@ def _from_table(
             _UNKNOWN.add(ref)
         return None
     return float(calc.total_price)
+
+
+def _on_this_machine(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    from ._http_sessions import is_loopback
+
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    return host is not None and is_loopback(host)
 
 
 def cost_of(

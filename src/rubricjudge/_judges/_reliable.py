@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 from .._errors import JudgeError
 from .._model._reports import TokenUsage
-from ._base import Judge, JudgeConfig, JudgeRequest, JudgeResponse
+from ._base import Judge, JudgeConfig, JudgeRequest, JudgeResponse, with_changes
 from ._cache import ResponseCache, cache_key, open_cache
 from ._cost import check_prices, cost_of
 from ._provider_limits import ProviderLimits, limits_for
@@ -203,7 +203,7 @@ class ReliableJudge:
         # the call's own time: what it spent waiting for a limit or a busy model is apart
         queued += response.queue_s
         latency = max(time.perf_counter() - start - queued, 0.0)
-        response = replace(
+        response = with_changes(
             response, cost=cost, latency_s=latency, queue_s=queued, attempts=attempts
         )
         if cache is not None and key is not None and schema_accepts(request.schema, response.data):

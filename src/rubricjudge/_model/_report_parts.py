@@ -36,14 +36,17 @@ class TokenUsage(BaseModel):
     cache_read_input_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        # sums of counts both sides already hold: nothing to validate (a few per judgment)
-        return TokenUsage.model_construct(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            total_tokens=self.total_tokens + other.total_tokens,
-            cache_creation_input_tokens=self.cache_creation_input_tokens
-            + other.cache_creation_input_tokens,
-            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+        # model_validate of a dict: checked, and cheaper than model_construct (pydantic 2)
+        return TokenUsage.model_validate(
+            {
+                "prompt_tokens": self.prompt_tokens + other.prompt_tokens,
+                "completion_tokens": self.completion_tokens + other.completion_tokens,
+                "total_tokens": self.total_tokens + other.total_tokens,
+                "cache_creation_input_tokens": self.cache_creation_input_tokens
+                + other.cache_creation_input_tokens,
+                "cache_read_input_tokens": self.cache_read_input_tokens
+                + other.cache_read_input_tokens,
+            }
         )
 
     @classmethod
@@ -52,12 +55,16 @@ class TokenUsage(BaseModel):
         known = [u for u in usages if u is not None]
         if not known:
             return None
-        return TokenUsage.model_construct(
-            prompt_tokens=sum(u.prompt_tokens for u in known),
-            completion_tokens=sum(u.completion_tokens for u in known),
-            total_tokens=sum(u.total_tokens for u in known),
-            cache_creation_input_tokens=sum(u.cache_creation_input_tokens for u in known),
-            cache_read_input_tokens=sum(u.cache_read_input_tokens for u in known),
+        if len(known) == 1:  # one judge call: its counts, in an object of their own
+            return TokenUsage.model_validate(known[0].__dict__)
+        return TokenUsage.model_validate(
+            {
+                "prompt_tokens": sum(u.prompt_tokens for u in known),
+                "completion_tokens": sum(u.completion_tokens for u in known),
+                "total_tokens": sum(u.total_tokens for u in known),
+                "cache_creation_input_tokens": sum(u.cache_creation_input_tokens for u in known),
+                "cache_read_input_tokens": sum(u.cache_read_input_tokens for u in known),
+            }
         )
 
 

@@ -8,7 +8,8 @@ batches answer first (``_batch_run``) and grades the rest. The other modules are
 its parts: ``_engine.RunSession`` is what one run holds (lock, store, the grader
 with its judges wrapped to record and replay, summary) and its pool of workers;
 ``_pool`` is a pool without a store for ``grade --pairwise`` / ``--group``;
-``_remote`` grades on other workers (Ray's executor).
+``_remote`` grades on other workers (Ray's executor); ``_gc`` collects garbage less
+often while a run goes.
 
 This file exports nothing (ARCHITECTURE.md: code imports a name from the module
 that defines it), so importing one module here (the CLI's ``_runs._fingerprint``,

@@ -30,6 +30,7 @@ from ._batch_options import BatchOptions, check_batchable, refuse_open_batches
 from ._batch_run import run_batches
 from ._engine import RunSession, prepare_store
 from ._fingerprint import describe_grader, fingerprint
+from ._gc import fewer_collections
 from ._job import Job, RunGrader
 from ._ordered import OrderedWriter
 from ._progress import ProgressArg, make_progress
@@ -124,6 +125,7 @@ async def drive(grader: RunGrader, plan: RunPlan[T], options: RunOptions) -> T:
             raise ConfigError("batch_api and executor do not go together: choose one")
     wrapper = RecordingJudge if batch is None else BatchJudge
     with (
+        fewer_collections(),
         span("rubricjudge.run") as run_span,
         RunSession(
             grader, options.run_dir, total=total, wrapper=wrapper, executor=executor

@@ -14,10 +14,9 @@ import hashlib
 import json
 import time
 import weakref
-from dataclasses import replace
 from typing import Any, Protocol
 
-from .._judges._base import Judge, JudgeRequest, JudgeResponse
+from .._judges._base import Judge, JudgeRequest, JudgeResponse, with_changes
 from .._judges._canonical import canonical_json
 from .._judges._provider_limits import Gate, ProviderLimits
 from .._judges._schema_check import schema_accepts
@@ -196,7 +195,7 @@ class RecordingJudge:
         try:
             response = await self.ask(request, item, digest, occurrence)
             if waited:  # waiting here for a place is waiting for the limit on calls in flight
-                response = replace(response, queue_s=response.queue_s + waited)
+                response = with_changes(response, queue_s=response.queue_s + waited)
             self.calls += 1
             self.cached += response.cached
             if schema_accepts(request.schema, response.data):
