@@ -11,7 +11,8 @@ answer (model load excluded). Issue 22's target: 1.5 s per criterion on 2 cores.
 each count gets its own model, and the counts take turns answer by answer, so a change
 in the machine's load hits both; the largest difference in the judge's probabilities
 between them is printed. ``--reasons`` also times the one-sentence reason asked for each
-verdict that costs points (the time with reasons less the time without, per reason);
+verdict that costs points (the time with reasons less the time without, per reason;
+before each timed run one short untimed call takes the answer out of the KV cache);
 ``--reason-bounds 160:48 80:28`` compares bounds of a reason (characters : tokens).
 """
 
@@ -30,7 +31,7 @@ sys.path.insert(0, str(HERE))
 import numpy as np  # noqa: E402
 from _realdata import ricechem_dir  # noqa: E402
 
-from rubricjudge import CriterionGrader, RubricDataset  # noqa: E402
+from rubricjudge import Criterion, CriterionGrader, Rubric, RubricDataset  # noqa: E402
 from rubricjudge._graders import _reasons  # noqa: E402
 
 
@@ -58,6 +59,7 @@ def main() -> None:
     rubric = data.rubric
     counts = args.threads or [None]
     graders = {t: _grader(t) for t in counts}
+    tiny = Rubric([Criterion(name="flush", requirement="Says flush.")])
     for grader in graders.values():
         asyncio.run(grader.grade(rubric, "warm up", query=data.get_item_query(0)))
     print(
@@ -73,13 +75,13 @@ def main() -> None:
     for i in range(1, args.answers + 1):
         item, query = data.items[i], data.get_item_query(i)
         for t, grader in graders.items():
-            # reasons first, their bounds taking turns at going first: the first run of an
-            # answer finds no prefix cached
-            turn = bounds[i % len(bounds) :] + bounds[: i % len(bounds)]
-            said_modes = [f"reasons {c}:{k}" for c, k in turn] if args.reasons else []
+            said_modes = [f"reasons {c}:{k}" for c, k in bounds] if args.reasons else []
             for mode in [*said_modes, "plain", "features"]:
                 grader.reasons = mode.startswith("reasons")
                 grader.features = mode == "features"
+                # every run starts with this answer's prefix out of the KV cache, as the
+                # first run would: the flush is one short call, not timed
+                asyncio.run(grader.grade(tiny, "flush", query="flush"))
                 if grader.reasons:
                     chars, tokens = (int(x) for x in mode.split()[1].split(":"))
                     _reasons.REASON_CALL_CHARS, _reasons.REASON_TOKENS = chars, tokens
