@@ -252,7 +252,7 @@ def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch
     assert cores >= 1
     monkeypatch.setenv(_local_load.THREADS_ENV, " 3 ")
     assert _local_load.default_threads() == 3
-    for bad in ("0", "two", "-1", "1.5"):
+    for bad in ("0", "two", "-1", "1.5", "\u00b2", "\u0663"):
         monkeypatch.setenv(_local_load.THREADS_ENV, bad)
         with pytest.raises(ConfigError, match="RUBRICJUDGE_LOCAL_THREADS"):
             _local_load.default_threads()

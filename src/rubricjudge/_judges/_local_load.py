@@ -68,12 +68,16 @@ def default_threads() -> int:
     given = os.environ.get(THREADS_ENV, "").strip()
     if not given:
         return max(1, _cores() - 1)
-    if not given.isdigit() or int(given) < 1:
+    try:
+        n = int(given) if given.isascii() else 0
+    except ValueError:
+        n = 0
+    if n < 1:
         raise ConfigError(
             f"${THREADS_ENV}={given!r}: give the number of threads the local judge may use "
             "(a whole number, 1 or more), or unset it for all cores but one"
         )
-    return int(given)
+    return n
 
 
 @dataclass
