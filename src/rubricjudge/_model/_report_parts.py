@@ -36,36 +36,23 @@ class TokenUsage(BaseModel):
     cache_read_input_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        # model_validate of a dict: checked, and cheaper than model_construct (pydantic 2)
-        return TokenUsage.model_validate(
-            {
-                "prompt_tokens": self.prompt_tokens + other.prompt_tokens,
-                "completion_tokens": self.completion_tokens + other.completion_tokens,
-                "total_tokens": self.total_tokens + other.total_tokens,
-                "cache_creation_input_tokens": self.cache_creation_input_tokens
-                + other.cache_creation_input_tokens,
-                "cache_read_input_tokens": self.cache_read_input_tokens
-                + other.cache_read_input_tokens,
-            }
-        )
+        return _summed([self, other])
 
     @classmethod
     def total(cls, usages: list[TokenUsage | None]) -> TokenUsage | None:
         """Sum of the given usages, or None when none is known."""
         known = [u for u in usages if u is not None]
-        if not known:
-            return None
-        if len(known) == 1:  # one judge call: its counts, in an object of their own
-            return TokenUsage.model_validate(known[0].__dict__)
-        return TokenUsage.model_validate(
-            {
-                "prompt_tokens": sum(u.prompt_tokens for u in known),
-                "completion_tokens": sum(u.completion_tokens for u in known),
-                "total_tokens": sum(u.total_tokens for u in known),
-                "cache_creation_input_tokens": sum(u.cache_creation_input_tokens for u in known),
-                "cache_read_input_tokens": sum(u.cache_read_input_tokens for u in known),
-            }
-        )
+        return _summed(known) if known else None
+
+
+_USAGE_FIELDS = tuple(TokenUsage.model_fields)
+
+
+def _summed(usages: list[TokenUsage]) -> TokenUsage:
+    # model_validate of a dict: checked, and cheaper than model_construct (pydantic 2)
+    return TokenUsage.model_validate(
+        {name: sum(getattr(u, name) for u in usages) for name in _USAGE_FIELDS}
+    )
 
 
 class OptionSelection(BaseModel):
