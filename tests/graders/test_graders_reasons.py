@@ -117,3 +117,17 @@ async def test_repeated_judgments_ask_one_reason_for_the_majority(chat_server: C
     assert len(prompts) == 3 * 3 + 2
     assert sum("The grader decided" in p for p in prompts) == 2
     assert report.judge_calls == 11
+
+
+async def test_a_reason_cut_at_the_bound_ends_on_a_whole_word(chat_server: ChatServer) -> None:
+    cut = "The submission does not mention Rayleigh scattering as the cause of the sky's bl"
+    whole = "It names no cause, and says the sky reflects the ocean"  # short: kept as written
+    assert len(cut) == 80
+    for said, shown in ((cut, cut[: cut.rindex(" ")] + " …"), (whole, whole)):
+        chat_server.handler = answers(VERDICTS, reason=said)
+        grader = CriterionGrader(
+            openai_judge(chat_server), verdict_method="verdict-only", evidence="off"
+        )
+        report = await grader.grade(RUBRIC, SUB)
+        cause = next(cr for cr in report.report or [] if cr.criterion.name == "cause")
+        assert cause.reason == shown

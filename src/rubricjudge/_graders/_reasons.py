@@ -106,7 +106,19 @@ async def explain(
     out.cost = None if out.cost is None or extra.cost is None else out.cost + extra.cost
     reason = response.data.get("reason") if response is not None else None
     if isinstance(reason, str) and reason.strip():
-        out.reason = " ".join(reason.split())[:REASON_MAX_CHARS]
+        out.reason = _whole_words(" ".join(reason.split())[:REASON_MAX_CHARS])
     else:
         why = str(extra.error) if extra.error is not None else "the judge gave no reason"
         out.info = {**out.info, "reason_error": why}
+
+
+def _whole_words(reason: str) -> str:
+    """A reason cut at a bound (this call's or the report's), back to its last whole word.
+
+    A grammar-constrained judge stops at exactly ``REASON_CALL_CHARS`` characters, often
+    mid-word ("... the cause of the sky's bl"); the cut is marked with an ellipsis.
+    """
+    if len(reason) not in (REASON_CALL_CHARS, REASON_MAX_CHARS) or reason.endswith((".", "!", "?")):
+        return reason
+    head, _, _ = reason.rpartition(" ")
+    return (head or reason).rstrip(",;:") + " …"
